@@ -1,0 +1,59 @@
+"""palaestra: reinforcement-learning environments that speak the Gymnasium API.
+
+``import palaestra as gym`` runs code written for Gymnasium 1.4.
+
+Example:
+    >>> import palaestra as gym
+    >>> env = gym.make("CartPole-v1")
+    >>> observation, info = env.reset(seed=42)
+    >>> observation.shape
+    (4,)
+"""
+
+from palaestra.core import (
+    ActionWrapper,
+    Env,
+    ObservationWrapper,
+    RewardWrapper,
+    Wrapper,
+)
+from palaestra.spaces.space import Space
+from palaestra.envs.registration import (
+    VectorizeMode,
+    make,
+    make_vec,
+    pprint_registry,
+    register,
+    register_envs,
+    registry,
+    spec,
+)
+from palaestra import error, logger, spaces, utils, vector, wrappers
+from palaestra import envs  # registers the built-in environments
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Env",
+    "Wrapper",
+    "ObservationWrapper",
+    "ActionWrapper",
+    "RewardWrapper",
+    "Space",
+    "make",
+    "make_vec",
+    "spec",
+    "register",
+    "registry",
+    "pprint_registry",
+    "register_envs",
+    "VectorizeMode",
+    "envs",
+    "spaces",
+    "utils",
+    "vector",
+    "wrappers",
+    "error",
+    "logger",
+    "__version__",
+]

@@ -1,0 +1,494 @@
+"""The environment and wrapper base classes: the heart of the Gymnasium API.
+
+An :class:`Env` is a Markov decision process with ``reset`` and ``step``. A :class:`Wrapper`
+sits on top of an env and changes some of its behaviour while forwarding the rest.
+
+Example:
+    >>> import numpy as np
+    >>> from palaestra import Env, spaces
+    >>> class Coin(Env):
+    ...     observation_space = spaces.Discrete(2)
+    ...     action_space = spaces.Discrete(2)
+    ...     def reset(self, *, seed=None, options=None):
+    ...         super().reset(seed=seed)
+    ...         self.face = int(self.np_random.integers(2))
+    ...         return self.face, {}
+    ...     def step(self, action):
+    ...         reward = float(action == self.face)
+    ...         return self.face, reward, True, False, {}
+    >>> env = Coin()
+    >>> env.reset(seed=1)
+    (1, {})
+    >>> env.step(1)
+    (1, 1.0, True, False, {})
+"""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from typing import TYPE_CHECKING, Any, Generic, SupportsFloat
+
+import numpy as np
+from typing_extensions import TypeVar
+
+from palaestra import logger, spaces
+from palaestra.utils import RecordConstructorArgs, seeding
+
+if TYPE_CHECKING:
+    from palaestra.envs.registration import EnvSpec, WrapperSpec
+
+__all__ = [
+    "Env",
+    "Wrapper",
+    "ObservationWrapper",
+    "RewardWrapper",
+    "ActionWrapper",
+    "ObsType",
+    "ActType",
+    "RenderFrame",
+    "WrapperObsType",
+    "WrapperActType",
+]
+
+ObsType = TypeVar("ObsType", default=Any)
+ActType = TypeVar("ActType", default=Any)
+RenderFrame = TypeVar("RenderFrame", default=Any)
+
+
+class Env(Generic[ObsType, ActType]):
+    """A reinforcement-learning environment: reset it, then step it with actions.
+
+    Subclasses set ``action_space`` and ``observation_space`` and implement :meth:`step` and
+    :meth:`reset` (calling ``super().reset(seed=seed)`` first so ``np_random`` is seeded), and
+    :meth:`render` / :meth:`close` where they draw or own resources.
+
+    Attributes:
+        metadata: ``render_modes`` and ``render_fps`` among others.
+        render_mode: fixed at construction; one of ``metadata["render_modes"]`` or ``None``.
+        spec: the :class:`~palaestra.envs.registration.EnvSpec` that ``make`` built it from.
+        action_space: the space of valid actions.
+        observation_space: the space of observations.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": []}
+    render_mode: str | None = None
+    spec: EnvSpec | None = None
+
+    action_space: spaces.Space[ActType]
+    observation_space: spaces.Space[ObsType]
+
+    _np_random: np.random.Generator | None = None
+    _np_random_seed: int | None = None
+
+    def step(self, action: ActType) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Advance the environment by one step.
+
+        Args:
+            action: an element of ``action_space``.
+
+        Returns:
+            ``(observation, reward, terminated, truncated, info)``: ``terminated`` when the MDP
+            reached a terminal state, ``truncated`` when the episode was cut short (a time
+            limit, leaving the simulated region).
+
+        Raises:
+            NotImplementedError: in this base class.
+        """
+        raise NotImplementedError
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[ObsType, dict[str, Any]]:
+        """Start a new episode and return its first observation and an info dict.
+
+        The base implementation only (re)seeds :attr:`np_random` when ``seed`` is given;
+        subclasses call it first and then draw their initial state from ``np_random``.
+
+        Args:
+            seed: seeds ``np_random``; ``None`` keeps the current generator.
+            options: environment-specific reset options.
+
+        Raises:
+            palaestra.error.Error: if ``seed`` is not a non-negative integer.
+        """
+        if seed is not None:
+            self._np_random, self._np_random_seed = seeding.np_random(seed)
+        return None, {}  # type: ignore[return-value]
+
+    def render(self) -> RenderFrame | list[RenderFrame] | None:
+        """Render according to :attr:`render_mode` (fixed at construction).
+
+        Raises:
+            NotImplementedError: in this base class.
+        """
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release resources the environment holds (windows, processes, files)."""
+
+    @property
+    def unwrapped(self) -> Env[ObsType, ActType]:
+        """The environment itself, below any wrappers."""
+        return self
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The environment's random generator, created from OS entropy on first use."""
+        if self._np_random is None:
+            self._np_random, self._np_random_seed = seeding.np_random()
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._np_random = value
+        # The seed of a generator handed in from outside is unknown.
+        self._np_random_seed = -1
+
+    @property
+    def np_random_seed(self) -> int:
+        """The seed of :attr:`np_random`: the entropy it was built from, or -1 if it was set directly."""
+        if self._np_random_seed is None:
+            self._np_random, self._np_random_seed = seeding.np_random()
+        return self._np_random_seed
+
+    def __str__(self) -> str:
+        if self.spec is None:
+            return f"<{type(self).__name__} instance>"
+        return f"<{type(self).__name__}<{self.spec.id}>>"
+
+    def __enter__(self) -> Env[ObsType, ActType]:
+        return self
+
+    def __exit__(self, *args: Any) -> bool:
+        self.close()
+        return False
+
+    def has_wrapper_attr(self, name: str) -> bool:
+        """Whether this environment has attribute ``name``."""
+        return hasattr(self, name)
+
+    def get_wrapper_attr(self, name: str) -> Any:
+        """Return attribute ``name`` of this environment.
+
+        Raises:
+            AttributeError: if it has no such attribute.
+        """
+        return getattr(self, name)
+
+    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
+        """Set attribute ``name`` to ``value``; without ``force`` only if it already exists.
+
+        Returns:
+            Whether the attribute was set.
+        """
+        if force or hasattr(self, name):
+            setattr(self, name, value)
+            return True
+        return False
+
+
+WrapperObsType = TypeVar("WrapperObsType", default=Any)
+WrapperActType = TypeVar("WrapperActType", default=Any)
+
+
+class Wrapper(
+    Env[WrapperObsType, WrapperActType],
+    Generic[WrapperObsType, WrapperActType, ObsType, ActType],
+):
+    """Wrap an environment to change some of its behaviour and forward the rest.
+
+    ``step``, ``reset``, ``render`` and ``close`` are forwarded to :attr:`env`; a wrapper may
+    replace ``action_space``, ``observation_space`` and ``metadata`` without touching the inner
+    env. ``render_mode``, ``np_random`` and ``unwrapped`` always refer to the inner env. Other
+    attributes of the inner env are not forwarded: use :meth:`get_wrapper_attr`.
+
+    Args:
+        env: the environment to wrap.
+
+    Raises:
+        AssertionError: if ``env`` is not an :class:`Env`.
+
+    Example:
+        >>> from palaestra.core import Env, Wrapper
+        >>> class Inner(Env):
+        ...     depth = 7
+        >>> wrapped = Wrapper(Inner())
+        >>> wrapped.get_wrapper_attr("depth")
+        7
+    """
+
+    def __init__(self, env: Env[ObsType, ActType]):
+        assert isinstance(env, Env), (
+            f"Expected env to be a `palaestra.Env` but got {type(env)}; wrap Gymnasium "
+            "environments with the interop adapters first."
+        )
+        self.env = env
+        self._action_space: spaces.Space[WrapperActType] | None = None
+        self._observation_space: spaces.Space[WrapperObsType] | None = None
+        self._metadata: dict[str, Any] | None = None
+        self._cached_spec: EnvSpec | None = None
+
+    def step(
+        self, action: WrapperActType
+    ) -> tuple[WrapperObsType, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the inner environment."""
+        return self.env.step(action)  # type: ignore[return-value, arg-type]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[WrapperObsType, dict[str, Any]]:
+        """Reset the inner environment."""
+        return self.env.reset(seed=seed, options=options)  # type: ignore[return-value]
+
+    def render(self) -> RenderFrame | list[RenderFrame] | None:
+        """Render the inner environment."""
+        return self.env.render()
+
+    def close(self) -> None:
+        """Close the inner environment."""
+        return self.env.close()
+
+    @property
+    def np_random_seed(self) -> int | None:
+        """The inner environment's ``np_random_seed``."""
+        return self.env.np_random_seed
+
+    @property
+    def unwrapped(self) -> Env[ObsType, ActType]:
+        """The environment below every wrapper."""
+        return self.env.unwrapped
+
+    @property
+    def spec(self) -> EnvSpec | None:  # type: ignore[override]
+        """The inner env's spec with this wrapper appended to ``additional_wrappers``."""
+        if self._cached_spec is not None:
+            return self._cached_spec
+        env_spec = self.env.spec
+        if env_spec is not None:
+            if isinstance(self, RecordConstructorArgs):
+                kwargs = {k: v for k, v in self._saved_kwargs.items() if k != "env"}
+            else:
+                kwargs = None
+            wrapper_spec = self.wrapper_spec(kwargs=kwargs)
+            try:
+                env_spec = deepcopy(env_spec)
+                env_spec.additional_wrappers = (*env_spec.additional_wrappers, wrapper_spec)
+            except Exception as e:
+                logger.warn(
+                    f"An exception occurred ({e}) while copying the environment spec={env_spec}"
+                )
+                return None
+        self._cached_spec = env_spec
+        return env_spec
+
+    @classmethod
+    def wrapper_spec(cls, **kwargs: Any) -> WrapperSpec:
+        """A :class:`~palaestra.envs.registration.WrapperSpec` naming this wrapper class.
+
+        Args:
+            kwargs: ``kwargs=`` the constructor arguments to record (``None`` if unknown).
+        """
+        from palaestra.envs.registration import WrapperSpec
+
+        return WrapperSpec(
+            name=cls.class_name(),
+            entry_point=f"{cls.__module__}:{cls.__name__}",
+            kwargs=kwargs.get("kwargs"),
+        )
+
+    def has_wrapper_attr(self, name: str) -> bool:
+        """Whether this wrapper or any environment below it has attribute ``name``."""
+        if hasattr(self, name):
+            return True
+        return self.env.has_wrapper_attr(name)
+
+    def get_wrapper_attr(self, name: str) -> Any:
+        """Return attribute ``name`` from the outermost layer (this wrapper or below) that has it.
+
+        Raises:
+            AttributeError: if no layer has it.
+        """
+        if hasattr(self, name):
+            return getattr(self, name)
+        try:
+            return self.env.get_wrapper_attr(name)
+        except AttributeError as e:
+            raise AttributeError(
+                f"wrapper {self.class_name()} has no attribute {name!r}, nor does any "
+                "environment below it"
+            ) from e
+
+    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
+        """Set ``name`` on the outermost layer that has it; with ``force``, else on this wrapper.
+
+        Returns:
+            Whether the attribute was set.
+        """
+        if hasattr(self, name):
+            setattr(self, name, value)
+            return True
+        if self.env.set_wrapper_attr(name, value, force=False):
+            return True
+        if force:
+            setattr(self, name, value)
+            return True
+        return False
+
+    def __str__(self) -> str:
+        return f"<{type(self).__name__}{self.env}>"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    @classmethod
+    def class_name(cls) -> str:
+        """The wrapper's class name."""
+        return cls.__name__
+
+    @property
+    def action_space(self) -> spaces.Space[ActType] | spaces.Space[WrapperActType]:  # type: ignore[override]
+        """This wrapper's action space, or the inner env's if it has not replaced it."""
+        if self._action_space is None:
+            return self.env.action_space
+        return self._action_space
+
+    @action_space.setter
+    def action_space(self, space: spaces.Space[WrapperActType]) -> None:
+        self._action_space = space
+
+    @property
+    def observation_space(self) -> spaces.Space[ObsType] | spaces.Space[WrapperObsType]:  # type: ignore[override]
+        """This wrapper's observation space, or the inner env's if it has not replaced it."""
+        if self._observation_space is None:
+            return self.env.observation_space
+        return self._observation_space
+
+    @observation_space.setter
+    def observation_space(self, space: spaces.Space[WrapperObsType]) -> None:
+        self._observation_space = space
+
+    @property
+    def metadata(self) -> dict[str, Any]:  # type: ignore[override]
+        """This wrapper's metadata, or the inner env's if it has not replaced it."""
+        if self._metadata is None:
+            return self.env.metadata
+        return self._metadata
+
+    @metadata.setter
+    def metadata(self, value: dict[str, Any]) -> None:
+        self._metadata = value
+
+    @property
+    def render_mode(self) -> str | None:  # type: ignore[override]
+        """The inner environment's render mode."""
+        return self.env.render_mode
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The inner environment's random generator."""
+        return self.env.np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self.env.np_random = value
+
+    @property
+    def _np_random(self) -> None:  # type: ignore[override]
+        raise AttributeError(
+            "Can't access `_np_random` of a wrapper, use `.unwrapped._np_random` or `.np_random`."
+        )
+
+
+class ObservationWrapper(Wrapper[WrapperObsType, ActType, ObsType, ActType]):
+    """Wrap an environment to transform every observation with :meth:`observation`.
+
+    Set ``self.observation_space`` in ``__init__`` if the transformation changes the space.
+
+    Example:
+        >>> from palaestra.core import ObservationWrapper
+        >>> class Doubled(ObservationWrapper):
+        ...     def observation(self, observation):
+        ...         return 2 * observation
+    """
+
+    def __init__(self, env: Env[ObsType, ActType]):
+        Wrapper.__init__(self, env)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[WrapperObsType, dict[str, Any]]:
+        """Reset the inner env and transform the first observation."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self.observation(obs), info
+
+    def step(
+        self, action: ActType
+    ) -> tuple[WrapperObsType, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the inner env and transform the observation."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return self.observation(obs), reward, terminated, truncated, info
+
+    def observation(self, observation: ObsType) -> WrapperObsType:
+        """Transform one observation of the inner env.
+
+        Raises:
+            NotImplementedError: in this base class.
+        """
+        raise NotImplementedError
+
+
+class RewardWrapper(Wrapper[ObsType, ActType, ObsType, ActType]):
+    """Wrap an environment to transform every reward with :meth:`reward`.
+
+    Example:
+        >>> from palaestra.core import RewardWrapper
+        >>> class Halved(RewardWrapper):
+        ...     def reward(self, reward):
+        ...         return reward / 2
+    """
+
+    def __init__(self, env: Env[ObsType, ActType]):
+        Wrapper.__init__(self, env)
+
+    def step(self, action: ActType) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the inner env and transform the reward."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, self.reward(reward), terminated, truncated, info
+
+    def reward(self, reward: SupportsFloat) -> SupportsFloat:
+        """Transform one reward of the inner env.
+
+        Raises:
+            NotImplementedError: in this base class.
+        """
+        raise NotImplementedError
+
+
+class ActionWrapper(Wrapper[ObsType, WrapperActType, ObsType, ActType]):
+    """Wrap an environment to transform every action with :meth:`action` before stepping.
+
+    Set ``self.action_space`` in ``__init__`` to the space of the actions the wrapper accepts.
+
+    Example:
+        >>> from palaestra.core import ActionWrapper
+        >>> class Flipped(ActionWrapper):
+        ...     def action(self, action):
+        ...         return 1 - action
+    """
+
+    def __init__(self, env: Env[ObsType, ActType]):
+        Wrapper.__init__(self, env)
+
+    def step(
+        self, action: WrapperActType
+    ) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Transform the action and step the inner env with it."""
+        return self.env.step(self.action(action))
+
+    def action(self, action: WrapperActType) -> ActType:
+        """Transform one action for the inner env.
+
+        Raises:
+            NotImplementedError: in this base class.
+        """
+        raise NotImplementedError
