@@ -1,0 +1,79 @@
+"""The ``palaestra`` command line: ``palaestra <command> [options]``.
+
+Each command lives in its own module of this package, named in :data:`COMMANDS`. A command
+module provides two functions:
+
+- ``add_parser(subparsers)``: add its sub-parser with ``subparsers.add_parser(name, ...)``
+  and its options;
+- ``run(args) -> int``: carry the command out and return the exit status.
+
+So adding a command is writing ``palaestra/cli/<module>.py`` and appending ``"<module>"`` to
+:data:`COMMANDS`. Commands may let :class:`palaestra.error.Error` propagate: :func:`main`
+prints its message (no traceback) and exits with status 2, the status argparse uses for bad
+arguments.
+
+Example:
+    >>> main(["run", "CartPole-v1", "--episodes", "1", "--seed", "0"])  # doctest: +ELLIPSIS
+    episode 1: return=... length=...
+    total: ... steps in ... s (... steps/s)
+    0
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from palaestra import error
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+COMMANDS: tuple[str, ...] = ("list", "run")
+"""Modules of :mod:`palaestra.cli` that each add one subcommand."""
+
+USAGE_ERROR = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with every command of :data:`COMMANDS` as a subcommand.
+
+    Returns:
+        The parser; each subcommand's namespace carries its ``run`` function as ``handler``.
+
+    Example:
+        >>> build_parser().parse_args(["list"]).command
+        'list'
+    """
+    parser = argparse.ArgumentParser(
+        prog="palaestra",
+        description="Reinforcement-learning environments that speak the Gymnasium API.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module_name in COMMANDS:
+        command = importlib.import_module(f"{__name__}.{module_name}")
+        subparser = command.add_parser(subparsers)
+        subparser.set_defaults(handler=command.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (``sys.argv[1:]`` when ``None``).
+
+    Args:
+        argv: the arguments after the program name.
+
+    Returns:
+        The exit status: 0 on success, 2 for bad arguments or an unknown environment.
+
+    Example:
+        >>> main(["run", "NoSuchEnv-v0"])
+        2
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except error.Error as e:
+        print(f"palaestra {args.command}: error: {e}", file=sys.stderr)
+        return USAGE_ERROR

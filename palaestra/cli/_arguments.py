@@ -1,0 +1,28 @@
+"""Argument types shared by the commands."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def positive_int(text: str) -> int:
+    """Parse a command-line value that must be an integer of at least 1.
+
+    Args:
+        text: the value as typed.
+
+    Raises:
+        argparse.ArgumentTypeError: the value is not a positive integer (argparse turns it
+            into a usage error with exit status 2).
+
+    Example:
+        >>> positive_int("3")
+        3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
