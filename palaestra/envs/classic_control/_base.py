@@ -1,0 +1,107 @@
+"""What the classic-control environments share: a parameter set and canvas rendering.
+
+Each environment keeps its constants in one frozen ``params`` dataclass (from
+:mod:`~palaestra.envs.classic_control.dynamics`) and exposes them under Gymnasium's attribute
+names through :class:`ParamAttribute`. It draws its scene with a ``draw`` method on a
+:class:`~palaestra.envs.classic_control.rendering.Canvas` that :class:`ClassicControlEnv`
+creates on the first ``render()`` and releases in ``close()``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from palaestra import logger
+from palaestra.core import Env
+from palaestra.envs.classic_control.rendering import Canvas
+
+__all__ = ["ClassicControlEnv", "ParamAttribute"]
+
+
+class ParamAttribute:
+    """An environment attribute that reads and writes one field of ``env.params``.
+
+    Writing replaces ``params`` with a copy holding the new value, so derived constants
+    are recomputed and the parameters stay immutable.
+
+    Args:
+        field: the name of the field in the params dataclass.
+
+    Example:
+        >>> from palaestra.envs.classic_control.dynamics.cartpole import CartPoleParams
+        >>> class Holder:
+        ...     params = CartPoleParams()
+        ...     masspole = ParamAttribute("pole_mass")
+        >>> holder = Holder()
+        >>> holder.masspole = 0.4
+        >>> holder.params.total_mass
+        1.4
+    """
+
+    def __init__(self, field: str):
+        self.field = field
+
+    def __get__(self, env: Any, owner: type | None = None) -> Any:
+        if env is None:
+            return self
+        return getattr(env.params, self.field)
+
+    def __set__(self, env: Any, value: Any) -> None:
+        env.params = dataclasses.replace(env.params, **{self.field: value})
+
+
+class ClassicControlEnv(Env):
+    """Base class giving the classic-control environments their ``render`` and ``close``.
+
+    Subclasses set ``screen_width``, ``screen_height`` and ``metadata``, keep their state in
+    ``self.state`` (``None`` before the first reset) and implement :meth:`draw`.
+    """
+
+    screen_width: int = 600
+    screen_height: int = 400
+    state: Any = None
+    _canvas: Canvas | None = None
+
+    def draw(self, canvas: Canvas) -> None:
+        """Draw the current state on a cleared ``canvas`` (y axis up)."""
+        raise NotImplementedError
+
+    def render(self) -> np.ndarray | None:
+        """Draw the current state: an ``(H, W, 3)`` uint8 frame for ``"rgb_array"``.
+
+        In ``"human"`` mode the frame goes to a window, paced by ``metadata["render_fps"]``,
+        and nothing is returned. Without a render mode it warns and returns ``None``.
+
+        Raises:
+            palaestra.error.DependencyNotInstalled: if pygame is not installed.
+        """
+        if self.render_mode is None:
+            env_id = self.spec.id if self.spec is not None else type(self).__name__
+            logger.warn(
+                "You are calling render method without specifying any render mode. "
+                "You can specify the render_mode at initialization, "
+                f'e.g. gym.make("{env_id}", render_mode="rgb_array")'
+            )
+            return None
+        if self.state is None:
+            return None
+        if self._canvas is None:
+            self._canvas = Canvas(
+                self.screen_width,
+                self.screen_height,
+                self.render_mode,
+                self.metadata["render_fps"],
+                title=type(self).__name__,
+            )
+        self._canvas.clear()
+        self.draw(self._canvas)
+        return self._canvas.finish()
+
+    def close(self) -> None:
+        """Close the render window, if one is open."""
+        if self._canvas is not None:
+            self._canvas.close()
+            self._canvas = None

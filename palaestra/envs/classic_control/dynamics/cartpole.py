@@ -1,0 +1,190 @@
+"""Cart-pole physics: a pole hinged on a cart that is pushed left or right.
+
+State components: cart position, cart velocity, pole angle (radians, 0 is upright), pole
+angular velocity. Actions: 0 pushes the cart left, 1 pushes it right.
+
+Example:
+    >>> import numpy as np
+    >>> params = CartPoleParams()
+    >>> state = np.array([0.0, 0.0, 0.1, 0.0])
+    >>> bool(cartpole_terminated(cartpole_step(state, 1, params), params))
+    False
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from palaestra.envs.classic_control.dynamics._arrays import stack_components
+
+__all__ = [
+    "CartPoleParams",
+    "cartpole_step",
+    "cartpole_terminated",
+    "cartpole_reward",
+    "cartpole_initial_state",
+]
+
+INTEGRATORS = ("euler", "semi-implicit euler")
+
+
+@dataclass(frozen=True)
+class CartPoleParams:
+    """Every constant of the cart-pole system.
+
+    Attributes:
+        gravity: gravitational acceleration (m/s^2).
+        cart_mass: mass of the cart (kg).
+        pole_mass: mass of the pole (kg).
+        pole_half_length: half the pole's length (m).
+        force_magnitude: the force one action applies to the cart (N).
+        tau: seconds between state updates.
+        kinematics_integrator: ``"euler"`` updates positions with the old velocities;
+            ``"semi-implicit euler"`` with the new ones.
+        x_threshold: the episode ends when the cart leaves ``[-x_threshold, x_threshold]``.
+        theta_threshold_radians: the episode ends when the pole tilts further than this.
+        reset_bound: initial components are drawn uniformly from ``[-reset_bound, reset_bound]``.
+        total_mass: derived, ``pole_mass + cart_mass``.
+        pole_mass_length: derived, ``pole_mass * pole_half_length``.
+
+    Raises:
+        ValueError: for an unknown ``kinematics_integrator``.
+
+    Example:
+        >>> CartPoleParams().total_mass
+        1.1
+    """
+
+    gravity: float = 9.8
+    cart_mass: float = 1.0
+    pole_mass: float = 0.1
+    pole_half_length: float = 0.5
+    force_magnitude: float = 10.0
+    tau: float = 0.02
+    kinematics_integrator: str = "euler"
+    x_threshold: float = 2.4
+    theta_threshold_radians: float = 12 * 2 * math.pi / 360
+    reset_bound: float = 0.05
+    total_mass: float = field(init=False)
+    pole_mass_length: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.kinematics_integrator not in INTEGRATORS:
+            raise ValueError(
+                f"Unknown kinematics_integrator {self.kinematics_integrator!r}; "
+                f"expected one of {INTEGRATORS}."
+            )
+        object.__setattr__(self, "total_mass", self.pole_mass + self.cart_mass)
+        object.__setattr__(self, "pole_mass_length", self.pole_mass * self.pole_half_length)
+
+
+def cartpole_step(state: np.ndarray, action: Any, params: CartPoleParams) -> np.ndarray:
+    """Advance cart-pole states by one time step ``params.tau``.
+
+    Args:
+        state: float64 state, shape ``(4,)`` or ``(batch, 4)``.
+        action: 0 (push left) or 1 (push right); an int or an array of the batch's shape.
+        params: the system's constants.
+
+    Returns:
+        The next state, float64, with the shape of ``state``.
+
+    Example:
+        >>> cartpole_step(np.zeros(4), 1, CartPoleParams()).round(4).tolist()
+        [0.0, 0.1951, 0.0, -0.2927]
+    """
+    p = params
+    x, x_dot, theta, theta_dot = state.T
+    # Both directions use one multiplication so that scalars and arrays share the code path.
+    force = p.force_magnitude * (2 * action - 1)
+    cos_theta = np.cos(theta)
+    sin_theta = np.sin(theta)
+    temp = (force + p.pole_mass_length * np.square(theta_dot) * sin_theta) / p.total_mass
+    theta_acc = (p.gravity * sin_theta - cos_theta * temp) / (
+        p.pole_half_length * (4.0 / 3.0 - p.pole_mass * np.square(cos_theta) / p.total_mass)
+    )
+    x_acc = temp - p.pole_mass_length * theta_acc * cos_theta / p.total_mass
+    if p.kinematics_integrator == "euler":
+        x = x + p.tau * x_dot
+        x_dot = x_dot + p.tau * x_acc
+        theta = theta + p.tau * theta_dot
+        theta_dot = theta_dot + p.tau * theta_acc
+    else:
+        x_dot = x_dot + p.tau * x_acc
+        x = x + p.tau * x_dot
+        theta_dot = theta_dot + p.tau * theta_acc
+        theta = theta + p.tau * theta_dot
+    return stack_components(x, x_dot, theta, theta_dot)
+
+
+def cartpole_terminated(state: np.ndarray, params: CartPoleParams) -> Any:
+    """Whether the cart left the track or the pole fell past the threshold angle.
+
+    Args:
+        state: shape ``(4,)`` or ``(batch, 4)``.
+        params: the system's constants.
+
+    Returns:
+        A numpy bool for one state, a bool array for a batch.
+
+    Example:
+        >>> bool(cartpole_terminated(np.array([2.5, 0.0, 0.0, 0.0]), CartPoleParams()))
+        True
+    """
+    x, _, theta, _ = state.T
+    return (
+        (x < -params.x_threshold)
+        | (x > params.x_threshold)
+        | (theta < -params.theta_threshold_radians)
+        | (theta > params.theta_threshold_radians)
+    )
+
+
+def cartpole_reward(terminated: Any, sutton_barto_reward: bool = False) -> Any:
+    """Reward of a step that ended in a state with the given termination flag.
+
+    The default reward is 1 for every step, the terminating one included. The Sutton-Barto
+    variant gives 0 per surviving step and -1 for the terminating step. Steps taken after
+    termination are the environment's business (see ``CartPoleEnv.step``).
+
+    Args:
+        terminated: a bool or a bool array.
+        sutton_barto_reward: use the Sutton-Barto reward.
+
+    Returns:
+        float64 rewards with the shape of ``terminated``.
+
+    Example:
+        >>> cartpole_reward(np.array([False, True]), sutton_barto_reward=True).tolist()
+        [0.0, -1.0]
+    """
+    if sutton_barto_reward:
+        return np.where(terminated, -1.0, 0.0)
+    return np.ones(np.shape(terminated))
+
+
+def cartpole_initial_state(
+    rng: np.random.Generator,
+    low: float,
+    high: float,
+    batch_size: int | None = None,
+) -> np.ndarray:
+    """Draw initial states uniformly from ``[low, high)`` in every component.
+
+    Args:
+        rng: the generator to draw from (consumed exactly as Gymnasium consumes it).
+        low: lower bound of every component.
+        high: upper bound of every component.
+        batch_size: ``None`` for one state of shape ``(4,)``, else ``(batch_size, 4)``.
+
+    Example:
+        >>> state = cartpole_initial_state(np.random.default_rng(0), -0.05, 0.05)
+        >>> state.shape, bool(np.all(np.abs(state) < 0.05))
+        ((4,), True)
+    """
+    shape = (4,) if batch_size is None else (batch_size, 4)
+    return rng.uniform(low=low, high=high, size=shape)
