@@ -16,9 +16,13 @@ Example:
 from palaestra.spaces.box import Box
 from palaestra.spaces.dict import Dict
 from palaestra.spaces.discrete import Discrete
+from palaestra.spaces.graph import Graph, GraphInstance
 from palaestra.spaces.multi_binary import MultiBinary
 from palaestra.spaces.multi_discrete import MultiDiscrete
+from palaestra.spaces.oneof import OneOf
+from palaestra.spaces.sequence import Sequence
 from palaestra.spaces.space import Space
+from palaestra.spaces.text import Text
 from palaestra.spaces.tuple import Tuple
 
 __all__ = [
@@ -29,4 +33,9 @@ __all__ = [
     "MultiBinary",
     "Tuple",
     "Dict",
+    "Text",
+    "Sequence",
+    "Graph",
+    "GraphInstance",
+    "OneOf",
 ]
