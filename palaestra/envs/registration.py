@@ -1091,16 +1091,17 @@ def _vector_spec(
 # Printing the registry
 
 
-def _display_namespace(env_spec: EnvSpec) -> str:
-    """Return the id's namespace, else a package guessed from a string entry point, else the name.
+def _display_namespace(env_spec: EnvSpec) -> str | None:
+    """Return the id's namespace, else a package guessed from a string entry point.
+
+    Without either (a callable entry point), envs are grouped under ``None``; with a string
+    entry point too short to name a package, under their own name.
 
     ``"palaestra.envs.classic_control.cartpole:CartPoleEnv"`` gives ``classic_control``;
     ``"plugin.module:Env"`` gives ``module``.
     """
-    if env_spec.namespace is not None:
+    if env_spec.namespace is not None or not isinstance(env_spec.entry_point, str):
         return env_spec.namespace
-    if not isinstance(env_spec.entry_point, str):
-        return env_spec.name
     module_path = re.sub(r":\w+", "", env_spec.entry_point).split(".")
     if len(module_path) >= 3:
         return module_path[2]
@@ -1109,7 +1110,7 @@ def _display_namespace(env_spec: EnvSpec) -> str:
     return env_spec.name
 
 
-def _namespace_block(ns: str, env_ids: list[str], width: int, num_cols: int) -> str:
+def _namespace_block(ns: str | None, env_ids: list[str], width: int, num_cols: int) -> str:
     rows = []
     ordered = sorted(env_ids)
     for start in range(0, len(ordered), num_cols):
@@ -1143,7 +1144,7 @@ def pprint_registry(
         Snake-v0
         Snake-v1
     """
-    grouped: dict[str, list[str]] = defaultdict(list)
+    grouped: dict[str | None, list[str]] = defaultdict(list)
     for env_spec in print_registry.values():
         grouped[_display_namespace(env_spec)].append(env_spec.id)
     width = max((len(s.name) for s in print_registry.values()), default=0)
