@@ -24,6 +24,7 @@ from palaestra.spaces.sequence import Sequence
 from palaestra.spaces.space import Space
 from palaestra.spaces.text import Text
 from palaestra.spaces.tuple import Tuple
+from palaestra.spaces.utils import flatdim, flatten, flatten_space, unflatten
 
 __all__ = [
     "Space",
@@ -38,4 +39,8 @@ __all__ = [
     "Graph",
     "GraphInstance",
     "OneOf",
+    "flatdim",
+    "flatten_space",
+    "flatten",
+    "unflatten",
 ]
