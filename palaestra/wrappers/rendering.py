@@ -330,7 +330,7 @@ class RecordVideo(
     Example:
         >>> import os, tempfile
         >>> import palaestra as gym
-        >>> folder = tempfile.mkdtemp()
+        >>> folder = os.path.join(tempfile.mkdtemp(), "videos")
         >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
         >>> env = RecordVideo(env, folder, episode_trigger=lambda i: i % 2 == 0, video_length=5)
         >>> for episode in range(3):
