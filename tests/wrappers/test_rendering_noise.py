@@ -142,14 +142,14 @@ NOISE_WRAPPERS = {
 @pytest.mark.parametrize("case", NOISE_WRAPPERS)
 def test_noisy_frames_and_random_stream_match_gymnasium(case, seed):
     gymnasium = pytest.importorskip("gymnasium")
-    import gymnasium.wrappers
+    from gymnasium import wrappers as gymnasium_wrappers
 
-    import palaestra.wrappers
+    from palaestra import wrappers
 
     name, kwargs = NOISE_WRAPPERS[case]
-    ours = getattr(palaestra.wrappers, name)(FrameEnv(), **kwargs)
+    ours = getattr(wrappers, name)(FrameEnv(), **kwargs)
     gym_env = make_frame_env_class(gymnasium.Env, gymnasium.spaces)()
-    theirs = getattr(gymnasium.wrappers, name)(gym_env, **kwargs)
+    theirs = getattr(gymnasium_wrappers, name)(gym_env, **kwargs)
     for env in (ours, theirs):
         env.reset(seed=seed)
     for _ in range(3):

@@ -61,7 +61,7 @@ class TestRenderCollection:
         assert steps_shown(env.render()) == [0, 1, 0]
 
     def test_no_render_mode_is_rejected(self):
-        with pytest.raises(ValueError, match="Expected env.render_mode to be not None"):
+        with pytest.raises(ValueError, match=r"Expected env\.render_mode to be not None"):
             RenderCollection(FrameEnv(render_mode=None))
 
     def test_list_render_mode_is_rejected(self):
@@ -126,7 +126,7 @@ class TestHumanRendering:
 
     @pytest.mark.parametrize("render_mode", [None, "human", "ansi"])
     def test_non_image_render_mode_is_rejected(self, render_mode):
-        with pytest.raises(ValueError, match="Expected env.render_mode to be one of"):
+        with pytest.raises(ValueError, match=r"Expected env\.render_mode to be one of"):
             HumanRendering(FrameEnv(render_mode=render_mode))
 
     def test_missing_render_fps_is_rejected(self):
@@ -181,7 +181,7 @@ class TestAddRenderObservation:
     def test_non_array_rendering_is_rejected(self):
         env = FrameEnv(render_mode="ansi")
         env.render = lambda: "text"
-        with pytest.raises(TypeError, match="expects env.render\\(\\) to return a numpy array"):
+        with pytest.raises(TypeError, match=r"expects env\.render\(\) to return a numpy array"):
             AddRenderObservation(env)
 
     def test_arguments_are_recorded(self):
