@@ -21,10 +21,10 @@ from tests.envs.test_registration_envs import (
     StringMetadataEnv,
     UnrecordedWrapper,
     clean_registry,  # noqa: F401 (autouse fixture)
-    counter_id,  # noqa: F401 (fixture)
     make_counter,
     make_prewrapped_counter,
-    plugin_module,  # noqa: F401 (fixture)
+    register_counter,
+    write_plugin_module,
 )
 
 
@@ -45,7 +45,8 @@ def make_quietly(env_id, **kwargs) -> gym.Env:
 # --- the wrapper stack ----------------------------------------------------------------------
 
 
-def test_make_applies_checker_order_enforcing_and_time_limit(counter_id):
+def test_make_applies_checker_order_enforcing_and_time_limit():
+    counter_id = register_counter()
     env = make_quietly(counter_id)
     assert wrapper_names(env) == ["TimeLimit", "OrderEnforcing", "PassiveEnvChecker"]
     assert isinstance(env.unwrapped, CounterEnv)
@@ -62,7 +63,8 @@ def test_make_without_step_limit_applies_no_time_limit():
     ]
 
 
-def test_make_max_episode_steps_overrides_the_spec(counter_id):
+def test_make_max_episode_steps_overrides_the_spec():
+    counter_id = register_counter()
     env = gym.make(counter_id, max_episode_steps=2, length=50)
     env.reset(seed=0)
     env.step(0)
@@ -70,7 +72,8 @@ def test_make_max_episode_steps_overrides_the_spec(counter_id):
     assert env.spec.max_episode_steps == 2
 
 
-def test_make_max_episode_steps_minus_one_applies_no_time_limit(counter_id):
+def test_make_max_episode_steps_minus_one_applies_no_time_limit():
+    counter_id = register_counter()
     env = gym.make(counter_id, max_episode_steps=-1)
     assert "TimeLimit" not in wrapper_names(env)
     assert env.spec.max_episode_steps is None
@@ -180,7 +183,8 @@ def test_make_unregistered_version_raises_version_not_found():
         gym.make("CartPole-v3")
 
 
-def test_make_module_prefix_imports_the_module_first(plugin_module):
+def test_make_module_prefix_imports_the_module_first(tmp_path, monkeypatch):
+    plugin_module = write_plugin_module(tmp_path, monkeypatch)
     assert "Plugin/Imported-v0" not in registry
     env = gym.make(f"{plugin_module}:Plugin/Imported-v0")
     assert env.spec.id == "Plugin/Imported-v0"
@@ -214,7 +218,8 @@ def test_make_spec_without_entry_point_raises():
         gym.make("RegTest/VectorOnly-v0")
 
 
-def test_make_reports_bad_constructor_kwargs_with_the_id(counter_id):
+def test_make_reports_bad_constructor_kwargs_with_the_id():
+    counter_id = register_counter()
     with pytest.raises(TypeError) as raised:
         gym.make(counter_id, colour="red")
     message = str(raised.value)
@@ -228,7 +233,8 @@ def test_make_reports_bad_constructor_kwargs_with_the_id(counter_id):
 def test_make_rejects_a_creator_that_returns_no_env():
     gym.register("RegTest/NotAnEnv-v0", entry_point=NotAnEnv)
     with pytest.raises(
-        TypeError, match="The environment must inherit from the palaestra.Env class, actual class"
+        TypeError,
+        match=re.escape("The environment must inherit from the palaestra.Env class, actual class"),
     ):
         gym.make("RegTest/NotAnEnv-v0")
 
@@ -236,26 +242,29 @@ def test_make_rejects_a_creator_that_returns_no_env():
 def test_make_points_gymnasium_envs_to_porting():
     gymnasium = pytest.importorskip("gymnasium")
     gym.register("RegTest/GymnasiumEnv-v0", entry_point=lambda: gymnasium.make("CartPole-v1"))
-    with pytest.raises(TypeError, match="Port the class to `palaestra.Env`"):
+    with pytest.raises(TypeError, match=re.escape("Port the class to `palaestra.Env`")):
         gym.make("RegTest/GymnasiumEnv-v0", disable_env_checker=True)
 
 
 # --- kwargs ---------------------------------------------------------------------------------
 
 
-def test_make_kwargs_update_the_spec_kwargs(counter_id):
+def test_make_kwargs_update_the_spec_kwargs():
+    counter_id = register_counter()
     env = gym.make(counter_id, start=2)
     assert (env.unwrapped.length, env.unwrapped.start) == (5, 2)
     assert env.spec.kwargs == {"length": 5, "start": 2}
 
 
-def test_make_kwargs_override_the_spec_kwargs(counter_id):
+def test_make_kwargs_override_the_spec_kwargs():
+    counter_id = register_counter()
     env = gym.make(counter_id, length=8)
     assert env.unwrapped.length == 8
     assert env.spec.kwargs == {"length": 8}
 
 
-def test_make_leaves_the_registered_kwargs_untouched(counter_id):
+def test_make_leaves_the_registered_kwargs_untouched():
+    counter_id = register_counter()
     env = gym.make(counter_id, length=8)
     env.spec.kwargs["length"] = 99
     assert registry[counter_id].kwargs == {"length": 5}
@@ -265,13 +274,15 @@ def test_make_leaves_the_registered_kwargs_untouched(counter_id):
 
 
 @pytest.mark.parametrize("render_mode", [None, "rgb_array", "ansi"])
-def test_make_accepts_declared_render_modes_silently(counter_id, render_mode):
+def test_make_accepts_declared_render_modes_silently(render_mode):
+    counter_id = register_counter()
     env = make_quietly(counter_id, render_mode=render_mode)
     assert env.render_mode == render_mode
     assert env.spec.kwargs == {"length": 5, "render_mode": render_mode}
 
 
-def test_make_warns_on_an_undeclared_render_mode(counter_id):
+def test_make_warns_on_an_undeclared_render_mode():
+    counter_id = register_counter()
     with pytest.warns(
         UserWarning,
         match=re.escape(
@@ -311,14 +322,16 @@ def test_make_does_not_validate_render_modes_of_function_entry_points():
     assert env.render_mode == "depth_array"
 
 
-def test_make_list_render_mode_applies_render_collection(counter_id):
+def test_make_list_render_mode_applies_render_collection():
+    counter_id = register_counter()
     env = gym.make(counter_id, render_mode="rgb_array_list")
     assert type(env).__name__ == "RenderCollection"
     assert env.unwrapped.render_mode == "rgb_array"
     assert env.render_mode == "rgb_array_list"
 
 
-def test_make_human_mode_on_rgb_array_env_applies_human_rendering(counter_id):
+def test_make_human_mode_on_rgb_array_env_applies_human_rendering():
+    counter_id = register_counter()
     pytest.importorskip("pygame")
     with pytest.warns(UserWarning, match="The HumanRendering wrapper is being applied"):
         env = gym.make(counter_id, render_mode="human")
@@ -339,7 +352,8 @@ def test_make_human_mode_on_env_without_render_mode_argument_explains():
 # --- env.spec and rebuilding ---------------------------------------------------------------------
 
 
-def test_env_spec_records_the_full_configuration(counter_id):
+def test_env_spec_records_the_full_configuration():
+    counter_id = register_counter()
     env = gym.make(counter_id, max_episode_steps=7, render_mode="ansi", start=1)
     assert env.spec == EnvSpec(
         id=counter_id,
@@ -351,7 +365,8 @@ def test_env_spec_records_the_full_configuration(counter_id):
     )
 
 
-def test_unwrapped_spec_is_the_bare_env(counter_id):
+def test_unwrapped_spec_is_the_bare_env():
+    counter_id = register_counter()
     env = gym.make(counter_id)
     bare = env.unwrapped.spec
     assert (bare.max_episode_steps, bare.order_enforce, bare.disable_env_checker) == (
@@ -361,7 +376,8 @@ def test_unwrapped_spec_is_the_bare_env(counter_id):
     )
 
 
-def test_make_from_env_spec_rebuilds_the_same_stack(counter_id):
+def test_make_from_env_spec_rebuilds_the_same_stack():
+    counter_id = register_counter()
     env = gym.make(counter_id, max_episode_steps=3, length=2, render_mode="ansi")
     rebuilt = gym.make(env.spec)
     assert rebuilt.spec == env.spec
@@ -369,7 +385,8 @@ def test_make_from_env_spec_rebuilds_the_same_stack(counter_id):
     assert rebuilt.unwrapped.length == 2
 
 
-def test_make_from_env_spec_rebuilds_user_applied_wrappers(counter_id):
+def test_make_from_env_spec_rebuilds_user_applied_wrappers():
+    counter_id = register_counter()
     env = ScaleReward(gym.make(counter_id), scale=4.0)
     assert env.spec.additional_wrappers == (
         WrapperSpec("ScaleReward", SCALE_REWARD_ENTRY, {"scale": 4.0}),
@@ -395,7 +412,8 @@ def test_make_from_env_spec_rebuilds_registered_additional_wrappers():
     assert rebuilt.spec == env.spec
 
 
-def test_make_from_env_spec_with_unrecorded_wrapper_raises(counter_id):
+def test_make_from_env_spec_with_unrecorded_wrapper_raises():
+    counter_id = register_counter()
     env = UnrecordedWrapper(gym.make(counter_id))
     with pytest.raises(ValueError, match="UnrecordedWrapper wrapper does not inherit"):
         gym.make(env.spec)

@@ -5,8 +5,8 @@ Nothing here is a test; the module is named so the registration tests own it.
 
 from __future__ import annotations
 
-import sys
 import textwrap
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -118,23 +118,25 @@ def clean_registry() -> Iterator[None]:
     registration.current_namespace = None
 
 
-@pytest.fixture
-def counter_id() -> str:
-    """``RegTest/Counter-v0`` registered with a step limit and default kwargs."""
-    env_id = f"{TEST_NAMESPACE}/Counter-v0"
-    gym.register(env_id, entry_point=CounterEnv, max_episode_steps=10, kwargs={"length": 5})
-    return env_id
+COUNTER_ID = f"{TEST_NAMESPACE}/Counter-v0"
 
 
-@pytest.fixture
-def plugin_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """An importable module that registers ``Plugin/Imported-v0`` when imported."""
-    name = "palaestra_test_plugin"
+def register_counter() -> str:
+    """Register ``RegTest/Counter-v0`` with a step limit of 10 and ``length=5``; return its id."""
+    gym.register(COUNTER_ID, entry_point=CounterEnv, max_episode_steps=10, kwargs={"length": 5})
+    return COUNTER_ID
+
+
+def write_plugin_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Write an importable module registering ``Plugin/Imported-v0``; return its name.
+
+    Each call gets a fresh module name, so an earlier import never hides the registration.
+    """
+    name = f"palaestra_test_plugin_{uuid.uuid4().hex}"
     source = f"""
         import palaestra as gym
         gym.register("Plugin/Imported-v0", entry_point="{HERE}:CounterEnv")
     """
     (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
     monkeypatch.syspath_prepend(str(tmp_path))
-    yield name
-    sys.modules.pop(name, None)
+    return name
