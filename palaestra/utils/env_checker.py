@@ -22,7 +22,7 @@ Example:
     ...         self.x = self.x + (1.0 if action else -1.0)
     ...         done = bool(abs(self.x[0]) >= 9)
     ...         return self.x.copy(), 1.0, done, False, {}
-    >>> check_env(Walk())  # doctest: +SKIP
+    >>> check_env(Walk(), skip_render_check=True)
 """
 
 from __future__ import annotations

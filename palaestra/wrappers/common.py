@@ -369,7 +369,7 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType], Recor
         ...     _, _, terminated, truncated, info = env.step(0)
         ...     done = terminated or truncated
         >>> info["episode"]["r"], info["episode"]["l"]
-        (10.0, 10)
+        (11.0, 11)
     """
 
     def __init__(
