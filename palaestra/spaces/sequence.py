@@ -133,6 +133,9 @@ class Sequence(Space[Any]):
             return values
         utils = _vector_utils()
         out = utils.create_empty_array(self.feature_space, len(values))
+        if not values:
+            # Nothing to stack (a length mask of 0): the empty batch is the sample.
+            return out
         return utils.concatenate(self.feature_space, values, out)
 
     def generate_sample_length(self, length_mask: Any, mask_type: str | None) -> Any:
