@@ -1,0 +1,766 @@
+"""A vector env that runs each sub-environment in its own worker process.
+
+Observations come back through shared memory (or the pipes), everything else through one
+pipe per worker. Waiting watches the pipes *and* the processes, so a worker that dies (even
+by ``SIGKILL``) is reported with its sub-env index instead of hanging the parent, and
+``close()`` always ends every worker: politely first, then ``terminate``, then ``kill``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import multiprocessing
+import signal
+import time
+from collections.abc import Callable, Sequence
+from copy import deepcopy
+from enum import Enum
+from multiprocessing.connection import wait
+from typing import Any, Generic
+
+import numpy as np
+
+from palaestra import logger
+from palaestra.core import ActType, Env, ObsType, RenderFrame
+from palaestra.error import (
+    AlreadyPendingCallError,
+    ClosedEnvironmentError,
+    CustomSpaceError,
+    NoAsyncCallError,
+    WorkerError,
+)
+from palaestra.vector._arguments import (
+    ObservationMode,
+    actions_per_env,
+    autoreset_mode_from,
+    observation_spaces_for,
+    seeds_per_env,
+    split_reset_mask,
+    values_per_env,
+)
+from palaestra.vector.async_worker import async_worker
+from palaestra.vector.utils import (
+    CloudpickleWrapper,
+    batch_space,
+    clear_mpi_env_vars,
+    concatenate,
+    create_empty_array,
+    create_shared_memory,
+    read_from_shared_memory,
+)
+from palaestra.vector.vector_env import AutoresetMode, VectorEnv
+
+__all__ = ["AsyncVectorEnv", "AsyncState"]
+
+# Gymnasium's name for the default worker, for code that builds custom workers on it.
+_async_worker = async_worker
+
+# How long close() waits for workers when no timeout is given, before terminating them.
+CLOSE_GRACE_SECONDS = 10.0
+# How long a terminated worker gets to exit before it is killed.
+_TERMINATE_GRACE_SECONDS = 1.0
+
+
+class AsyncState(Enum):
+    """Which asynchronous call, if any, an :class:`AsyncVectorEnv` is waiting on."""
+
+    DEFAULT = "default"
+    WAITING_RESET = "reset"
+    WAITING_STEP = "step"
+    WAITING_CALL = "call"
+
+
+class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, ActType]):
+    """Run each sub-environment in a worker process and step them in parallel.
+
+    Args:
+        env_fns: functions that each build one sub-environment (pickled with cloudpickle).
+        shared_memory: pass observations through shared memory (fast for large
+            observations) rather than the pipes.
+        copy: return a copy of the observation batch; with ``False`` the internal buffer is
+            returned and overwritten by the next call.
+        context: the ``multiprocessing`` start method, ``"fork"``, ``"spawn"`` or
+            ``"forkserver"``; ``None`` for the platform default.
+        daemon: start the workers as daemons (they die with the parent, but cannot start
+            processes of their own).
+        worker: a replacement for the worker loop, with the signature of
+            :func:`~palaestra.vector.async_worker.async_worker` (8 arguments).
+        observation_mode: ``"same"``, ``"different"`` or a pair
+            ``(observation_space, single_observation_space)``.
+        autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        max_concurrency: at most this many workers run ``reset``/``step`` at once
+            (``None``: no limit).
+
+    Raises:
+        RuntimeError: if a sub-env's spaces do not fit the first's (the message names it).
+        ValueError: for a bad ``observation_mode``, ``autoreset_mode``, ``max_concurrency``
+            or ``worker``, or a space that cannot live in shared memory.
+
+    Example:
+        >>> import palaestra as gym
+        >>> envs = gym.vector.AsyncVectorEnv(
+        ...     [lambda: gym.make("CartPole-v1")] * 2, context="fork"
+        ... )
+        >>> envs
+        AsyncVectorEnv(num_envs=2)
+        >>> observations, infos = envs.reset(seed=42)
+        >>> observations.shape
+        (2, 4)
+        >>> envs.close()
+    """
+
+    def __init__(
+        self,
+        env_fns: Sequence[Callable[[], Env]],
+        shared_memory: bool = True,
+        copy: bool = True,
+        context: str | None = None,
+        daemon: bool = True,
+        worker: Callable[..., None] | None = None,
+        observation_mode: ObservationMode = "same",
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        max_concurrency: int | None = None,
+    ) -> None:
+        self.env_fns = env_fns
+        self.shared_memory = shared_memory
+        self.copy = copy
+        self.context = context
+        self.daemon = daemon
+        self.worker = worker
+        self.observation_mode = observation_mode
+        self.autoreset_mode = autoreset_mode_from(autoreset_mode)
+        self.max_concurrency = _checked_max_concurrency(max_concurrency)
+        _check_worker_signature(worker)
+        if len(env_fns) == 0:
+            raise ValueError("AsyncVectorEnv needs at least one env function, got none.")
+        self.num_envs = len(env_fns)
+        self._describe_sub_envs()
+
+        self.parent_pipes: list[Any] = []
+        self.processes: list[Any] = []
+        self._pending = [0] * self.num_envs
+        self._unresponsive: set[int] = set()
+        self._state = AsyncState.DEFAULT
+        self._reset_mask: np.ndarray | None = None
+        self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+        context_module = multiprocessing.get_context(context)
+        self._obs_buffer = self._allocate_observations(context_module)
+        self.error_queue = context_module.Queue()
+        try:
+            self._start_workers(context_module)
+            self._check_spaces()
+        except BaseException:
+            self._shut_down(grace=0.0)
+            self.closed = True
+            raise
+
+    def _describe_sub_envs(self) -> None:
+        """Read metadata and spaces from a throwaway copy of the first sub-env."""
+        first = self.env_fns[0]()
+        try:
+            self.metadata = {**first.metadata, "autoreset_mode": self.autoreset_mode}
+            self.render_mode = first.render_mode
+            self.single_action_space = first.action_space
+            self.action_space = batch_space(self.single_action_space, self.num_envs)
+            self.single_observation_space, self.observation_space = observation_spaces_for(
+                self.observation_mode,
+                first.observation_space,
+                self._all_observation_spaces,
+                self.num_envs,
+            )
+        finally:
+            first.close()
+
+    def _all_observation_spaces(self) -> list[Any]:
+        spaces = []
+        for env_fn in self.env_fns:
+            env = env_fn()
+            spaces.append(env.observation_space)
+            env.close()
+        return spaces
+
+    def _allocate_observations(self, context_module: Any) -> Any:
+        if not self.shared_memory:
+            self.observations = create_empty_array(
+                self.single_observation_space, n=self.num_envs, fn=np.zeros
+            )
+            return None
+        try:
+            buffer = create_shared_memory(
+                self.single_observation_space, n=self.num_envs, ctx=context_module
+            )
+        except (CustomSpaceError, TypeError) as e:
+            raise ValueError(
+                "Using `AsyncVectorEnv(..., shared_memory=True)` caused an error: "
+                f"{e} You can disable this feature with `shared_memory=False` however this "
+                "is slower."
+            ) from e
+        self.observations = read_from_shared_memory(
+            self.single_observation_space, buffer, n=self.num_envs
+        )
+        return buffer
+
+    def _start_workers(self, context_module: Any) -> None:
+        target = self.worker or async_worker
+        semaphore = (
+            None
+            if self.max_concurrency is None
+            else context_module.BoundedSemaphore(self.max_concurrency)
+        )
+        with clear_mpi_env_vars():
+            for index, env_fn in enumerate(self.env_fns):
+                parent_pipe, child_pipe = context_module.Pipe()
+                process = context_module.Process(
+                    target=target,
+                    name=f"Worker<{type(self).__name__}>-{index}",
+                    args=(
+                        index,
+                        CloudpickleWrapper(env_fn),
+                        child_pipe,
+                        parent_pipe,
+                        self._obs_buffer,
+                        self.error_queue,
+                        self.autoreset_mode,
+                        semaphore,
+                    ),
+                )
+                process.daemon = self.daemon
+                self.parent_pipes.append(parent_pipe)
+                self.processes.append(process)
+                process.start()
+                child_pipe.close()
+
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
+        """The ``np_random_seed`` of every sub-environment."""
+        return self.get_attr("np_random_seed")
+
+    @property
+    def np_random(self) -> tuple[np.random.Generator, ...]:  # type: ignore[override]
+        """The ``np_random`` generator of every sub-environment."""
+        return self.get_attr("np_random")
+
+    # ----------------------------------------------------------------------------- reset
+
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[ObsType, dict[str, Any]]:
+        """Reset the sub-environments in parallel (see :meth:`reset_async`)."""
+        self.reset_async(seed=seed, options=options)
+        return self.reset_wait()
+
+    def reset_async(
+        self,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        """Send ``reset`` to the sub-envs (all, or those in ``options["reset_mask"]``).
+
+        Args:
+            seed: ``None``, an int ``s`` (sub-env ``i`` gets ``s + i``) or one seed per sub-env.
+            options: passed to every sub-env's ``reset``; a ``"reset_mask"`` boolean array
+                selects the sub-envs to reset and is not passed on.
+
+        Raises:
+            ClosedEnvironmentError: after :meth:`close`.
+            AlreadyPendingCallError: while another call is pending.
+            WorkerError: if a worker is no longer running.
+            ValueError: for a seed list of the wrong length or a bad ``reset_mask``.
+            TypeError: for a ``reset_mask`` that is not a boolean numpy array.
+        """
+        self._assert_is_running()
+        seeds = seeds_per_env(seed, self.num_envs)
+        self._assert_no_pending_call("reset_async")
+        mask, options = split_reset_mask(options, self.num_envs)
+        self._assert_workers_alive()
+        self._reset_mask = mask
+        for index in range(self.num_envs):
+            if mask is None or mask[index]:
+                self._send(index, "reset", {"seed": seeds[index], "options": options})
+            else:
+                self._send(index, "reset-noop", None)
+        self._state = AsyncState.WAITING_RESET
+
+    def reset_wait(self, timeout: float | None = None) -> tuple[ObsType, dict[str, Any]]:
+        """Wait for the resets sent by :meth:`reset_async` and return their batched results.
+
+        Args:
+            timeout: seconds to wait; ``None`` waits as long as the workers live.
+
+        Raises:
+            NoAsyncCallError: without a prior :meth:`reset_async`.
+            multiprocessing.TimeoutError: if a sub-env did not answer in time.
+            WorkerError: if a worker died.
+            Exception: the sub-env's own exception type, with its index and traceback.
+        """
+        self._assert_is_running()
+        self._assert_waiting_for(AsyncState.WAITING_RESET, "reset_wait", "reset_async")
+        results = self._receive_all("reset_wait", timeout)
+        observations, env_infos = zip(*results)
+        infos: dict[str, Any] = {}
+        for index, env_info in enumerate(env_infos):
+            infos = self._add_info(infos, env_info, index)
+        reset = np.ones(self.num_envs, bool) if self._reset_mask is None else self._reset_mask
+        self._ended[reset] = False
+        return self._observation_batch(observations), infos
+
+    # ------------------------------------------------------------------------------ step
+
+    def step(
+        self, actions: ActType
+    ) -> tuple[ObsType, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every sub-env in parallel (see :meth:`step_async`)."""
+        self.step_async(actions)
+        return self.step_wait()
+
+    def step_async(self, actions: ActType) -> None:
+        """Send each sub-env its action from the batch ``actions``.
+
+        Raises:
+            ClosedEnvironmentError: after :meth:`close`.
+            AlreadyPendingCallError: while another call is pending.
+            WorkerError: if a worker is no longer running.
+            RuntimeError: with ``autoreset_mode=DISABLED``, if a sub-env whose episode
+                ended was not reset.
+        """
+        self._assert_is_running()
+        self._assert_no_pending_call("step_async")
+        self._assert_workers_alive()
+        if self.autoreset_mode is AutoresetMode.DISABLED and self._ended.any():
+            raise RuntimeError(
+                f"Sub-environment(s) {np.flatnonzero(self._ended).tolist()} were stepped after "
+                "their episode ended with autoreset_mode=DISABLED; reset them first with "
+                "`reset(options={'reset_mask': mask})`."
+            )
+        for index, action in enumerate(actions_per_env(self.action_space, actions, self.num_envs)):
+            self._send(index, "step", action)
+        self._state = AsyncState.WAITING_STEP
+
+    def step_wait(
+        self, timeout: float | None = None
+    ) -> tuple[ObsType, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Wait for the steps sent by :meth:`step_async` and return the batched results.
+
+        Args:
+            timeout: seconds to wait; ``None`` waits as long as the workers live.
+
+        Raises:
+            NoAsyncCallError: without a prior :meth:`step_async`.
+            multiprocessing.TimeoutError: if a sub-env did not answer in time.
+            WorkerError: if a worker died.
+            Exception: the sub-env's own exception type, with its index and traceback.
+        """
+        self._assert_is_running()
+        self._assert_waiting_for(AsyncState.WAITING_STEP, "step_wait", "step_async")
+        results = self._receive_all("step_wait", timeout)
+        observations, rewards, terminations, truncations, env_infos = zip(*results)
+        infos: dict[str, Any] = {}
+        for index, env_info in enumerate(env_infos):
+            infos = self._add_info(infos, env_info, index)
+        terminations = np.array(terminations, dtype=np.bool_)
+        truncations = np.array(truncations, dtype=np.bool_)
+        self._ended = terminations | truncations
+        return (
+            self._observation_batch(observations),
+            np.array(rewards, dtype=np.float64),
+            terminations,
+            truncations,
+            infos,
+        )
+
+    def _observation_batch(self, observations: Sequence[Any]) -> ObsType:
+        if not self.shared_memory:
+            self.observations = concatenate(
+                self.single_observation_space, observations, self.observations
+            )
+        return deepcopy(self.observations) if self.copy else self.observations
+
+    # --------------------------------------------------------------- call, get/set attr
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Call method ``name`` of every sub-env (or read attribute ``name``); one result each."""
+        self.call_async(name, *args, **kwargs)
+        return self.call_wait()
+
+    def render(self) -> tuple[RenderFrame, ...] | None:
+        """Return the frame of every sub-environment."""
+        return self.call("render")
+
+    def call_async(self, name: str, /, *args: Any, **kwargs: Any) -> None:
+        """Send a call of method ``name`` (or a read of attribute ``name``) to every sub-env.
+
+        Raises:
+            ClosedEnvironmentError: after :meth:`close`.
+            AlreadyPendingCallError: while another call is pending.
+            WorkerError: if a worker is no longer running.
+        """
+        self._assert_is_running()
+        self._assert_no_pending_call("call_async")
+        self._assert_workers_alive()
+        for index in range(self.num_envs):
+            self._send(index, "_call", (name, args, kwargs))
+        self._state = AsyncState.WAITING_CALL
+
+    def call_wait(self, timeout: float | None = None) -> tuple[Any, ...]:
+        """Wait for the calls sent by :meth:`call_async` and return their results.
+
+        Raises:
+            NoAsyncCallError: without a prior :meth:`call_async`.
+            multiprocessing.TimeoutError: if a sub-env did not answer in time.
+            WorkerError: if a worker died.
+            Exception: the sub-env's own exception type, with its index and traceback.
+        """
+        self._assert_is_running()
+        self._assert_waiting_for(AsyncState.WAITING_CALL, "call_wait", "call_async")
+        return tuple(self._receive_all("call_wait", timeout))
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """Return attribute ``name`` of every sub-env (methods are called with no arguments)."""
+        return self.call(name)
+
+    def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
+        """Set attribute ``name`` of the sub-envs.
+
+        Args:
+            name: the attribute name.
+            values: a list/tuple with one value per sub-env, or any other value for all.
+
+        Raises:
+            ValueError: if a list/tuple's length is not :attr:`num_envs`.
+            AlreadyPendingCallError: while another call is pending.
+        """
+        self._assert_is_running()
+        values = values_per_env(values, self.num_envs)
+        self._assert_no_pending_call("set_attr")
+        self._assert_workers_alive()
+        for index, value in enumerate(values):
+            self._send(index, "_setattr", (name, value))
+        self._receive_all("set_attr", None)
+
+    # ---------------------------------------------------------------------------- close
+
+    def close_extras(self, timeout: float | None = None, terminate: bool = False) -> None:
+        """End every worker and release the pipes and shared memory.
+
+        A pending call is finished first (within ``timeout``); workers then get ``close``
+        and ``timeout`` seconds (:data:`CLOSE_GRACE_SECONDS` when ``None``) to close their
+        sub-env; any still running are terminated, then killed.
+
+        Args:
+            timeout: seconds to wait for the workers before terminating them.
+            terminate: terminate the workers at once instead.
+        """
+        grace = 0.0 if terminate else (CLOSE_GRACE_SECONDS if timeout is None else timeout)
+        if self._state is not AsyncState.DEFAULT and grace > 0:
+            logger.warn(
+                f"Calling `close` while waiting for a pending call to `{self._state.value}` "
+                "to complete."
+            )
+            self._finish_pending_call(grace)
+        self._state = AsyncState.DEFAULT
+        self._shut_down(grace)
+
+    def _finish_pending_call(self, timeout: float) -> None:
+        try:
+            self._receive_all(f"{self._state.value}_wait", timeout)
+        except (Exception, KeyboardInterrupt) as e:
+            logger.warn(f"Ignoring an error of the pending call while closing: {type(e).__name__}")
+
+    def _shut_down(self, grace: float) -> None:
+        """Close the workers politely within ``grace`` seconds, then by force; free everything.
+
+        Workers that already missed a deadline are not waited for again.
+        """
+        deadline = time.monotonic() + grace
+        responsive = [i for i in self._live_indices() if i not in self._unresponsive]
+        if grace > 0:
+            self._await_replies([i for i in responsive if self._pending[i] > 0], deadline)
+            polite = [i for i in self._live_indices() if self._pending[i] == 0]
+            for index in polite:
+                self._send(index, "close", None)
+            self._await_replies(polite, deadline)
+            for index in polite:
+                self.processes[index].join(max(0.0, deadline - time.monotonic()))
+        for process in self.processes:
+            _stop(process)
+        for pipe in self.parent_pipes:
+            if pipe is not None:
+                pipe.close()
+        self.parent_pipes = [None] * len(self.parent_pipes)
+        self.error_queue.close()
+        self.error_queue.join_thread()
+        self._obs_buffer = None
+
+    def _await_replies(self, indices: list[int], deadline: float) -> None:
+        """Read (and drop) the outstanding replies of ``indices`` until ``deadline``."""
+        if indices:
+            self._collect(indices, deadline)
+
+    # ---------------------------------------------------------------------- state checks
+
+    def _assert_is_running(self) -> None:
+        if self.closed:
+            raise ClosedEnvironmentError(
+                f"Trying to operate on `{type(self).__name__}`, after a call to `close()`."
+            )
+
+    def _assert_no_pending_call(self, method: str) -> None:
+        if self._state is not AsyncState.DEFAULT:
+            raise AlreadyPendingCallError(
+                f"Calling `{method}` while waiting for a pending call to "
+                f"`{self._state.value}` to complete; call `{self._state.value}_wait` first.",
+                str(self._state.value),
+            )
+
+    def _assert_waiting_for(self, state: AsyncState, method: str, starter: str) -> None:
+        if self._state is not state:
+            raise NoAsyncCallError(
+                f"Calling `{method}` without any prior call to `{starter}`.", state.value
+            )
+
+    def _live_indices(self) -> list[int]:
+        return [i for i, pipe in enumerate(self.parent_pipes) if pipe is not None]
+
+    def _assert_workers_alive(self) -> None:
+        gone = [
+            i
+            for i, (pipe, process) in enumerate(zip(self.parent_pipes, self.processes))
+            if pipe is None or process.exitcode is not None
+        ]
+        if gone:
+            details = ", ".join(f"{i} ({self._exit_description(i)})" for i in gone)
+            raise WorkerError(
+                f"The worker process of sub-environment(s) {details} is no longer running, "
+                f"so {self!r} cannot continue; call `close()` and create a new vector env.",
+                env_indices=tuple(gone),
+            )
+
+    def _exit_description(self, index: int) -> str:
+        code = self.processes[index].exitcode
+        if code is None:
+            return "stopped after an error"
+        if code < 0:
+            return f"killed by signal {signal.Signals(-code).name}"
+        return f"exited with code {code}"
+
+    # ------------------------------------------------------------------ pipes and replies
+
+    def _send(self, index: int, command: str, data: Any) -> None:
+        pipe = self.parent_pipes[index]
+        # A worker that is gone cannot take the command; waiting for its reply tells how it ended.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            pipe.send((command, data))
+        self._pending[index] += 1
+
+    def _receive_all(self, waiting_for: str, timeout: float | None) -> list[Any]:
+        """Collect one reply per sub-env, then raise the first problem or return the results.
+
+        The state returns to ``DEFAULT`` whatever happens, as in Gymnasium.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            replies, silent, dead = self._collect(list(range(self.num_envs)), deadline)
+        finally:
+            self._state = AsyncState.DEFAULT
+        if dead:
+            self._raise_dead_workers(dead, waiting_for)
+        if silent:
+            self._unresponsive.update(silent)
+            raise multiprocessing.TimeoutError(
+                f"The call to `{waiting_for}` has timed out after {timeout} second(s): "
+                f"sub-environment(s) {silent} did not answer. Their late answers are "
+                "discarded; `close()` terminates workers that stay busy."
+            )
+        failures = [i for i in range(self.num_envs) if not replies[i][1]]
+        if failures:
+            self._raise_worker_errors(failures, replies)
+        return [replies[i][0] for i in range(self.num_envs)]
+
+    def _collect(
+        self, indices: list[int], deadline: float | None
+    ) -> tuple[dict[int, Any], list[int], list[int]]:
+        """Read the current reply of each index, dropping stale ones, until ``deadline``.
+
+        Returns:
+            ``(replies by index, indices that did not answer, indices whose worker died)``.
+        """
+        replies: dict[int, Any] = {}
+        dead: list[int] = []
+        waiting = {i for i in indices if self.parent_pipes[i] is not None}
+        dead += [i for i in indices if self.parent_pipes[i] is None]
+        while waiting:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            handles = {self.parent_pipes[i]: i for i in waiting}
+            handles.update({self.processes[i].sentinel: i for i in waiting})
+            ready = wait(list(handles), remaining)
+            if not ready:
+                break
+            for index in {handles[handle] for handle in ready}:
+                outcome = self._read_reply(index)
+                if outcome == "dead":
+                    waiting.discard(index)
+                    dead.append(index)
+                elif outcome is not None:
+                    replies[index] = outcome[0]
+                    waiting.discard(index)
+        return replies, sorted(waiting), sorted(dead)
+
+    def _read_reply(self, index: int) -> Any:
+        """One step of reading from worker ``index``.
+
+        Returns:
+            ``(reply,)`` for the awaited reply, ``None`` if nothing useful arrived yet (or a
+            stale reply was dropped), ``"dead"`` if the worker is gone.
+        """
+        pipe = self.parent_pipes[index]
+        if not pipe.poll():
+            if self.processes[index].exitcode is None:
+                return None
+            self._forget_worker(index)
+            return "dead"
+        try:
+            message = pipe.recv()
+        except (EOFError, ConnectionResetError):
+            self._forget_worker(index)
+            return "dead"
+        self._pending[index] -= 1
+        if self._pending[index] > 0:
+            return None
+        self._unresponsive.discard(index)
+        return (message,)
+
+    def _forget_worker(self, index: int) -> None:
+        pipe = self.parent_pipes[index]
+        if pipe is not None:
+            pipe.close()
+        self.parent_pipes[index] = None
+        self._pending[index] = 0
+        self._unresponsive.discard(index)
+
+    def _raise_dead_workers(self, dead: list[int], waiting_for: str) -> None:
+        for process in (self.processes[i] for i in dead):
+            process.join(_TERMINATE_GRACE_SECONDS)
+        details = "; ".join(
+            f"sub-environment {i} (pid {self.processes[i].pid}, {self._exit_description(i)})"
+            for i in dead
+        )
+        raise WorkerError(
+            f"The worker process of {details} died unexpectedly while `{waiting_for}` was "
+            "waiting for it. Its sub-environment is lost: call `close()` and create a new "
+            "vector env.",
+            env_indices=tuple(dead),
+        )
+
+    def _raise_worker_errors(self, failures: list[int], replies: dict[int, Any]) -> None:
+        reports = [self._failure_report(i, replies[i][0]) for i in failures]
+        for index, _, _, trace in reports:
+            logger.error(f"Received the following error from Worker-{index} - Shutting it down")
+            logger.error("%s", trace)
+            self._forget_worker(index)
+        index, error_type, message, trace = reports[0]
+        raise _rebuilt_exception(
+            error_type,
+            f"{message}\n\nRaised in sub-environment {index} of {self!r} (its worker stopped); "
+            f"the worker's traceback:\n{trace}",
+        )
+
+    def _failure_report(self, index: int, payload: Any) -> tuple[int, type, str, str]:
+        if payload is not None:
+            return payload
+        # A Gymnasium-style custom worker puts the error on the queue and sends ``None``.
+        try:
+            reported, error_type, value, trace = self.error_queue.get(timeout=5.0)
+        except Exception:
+            return index, RuntimeError, "the worker reported a failure without details", ""
+        return reported, error_type, str(value), trace
+
+    def _check_spaces(self) -> None:
+        """Ask every worker whether its sub-env's spaces fit; raise naming the first misfit."""
+        for index in range(self.num_envs):
+            self._send(
+                index,
+                "_check_spaces",
+                (self.observation_mode, self.single_observation_space, self.single_action_space),
+            )
+        results = self._receive_all("_check_spaces", None)
+        for index, (observation_fits, action_fits) in enumerate(result[:2] for result in results):
+            if not observation_fits:
+                raise RuntimeError(self._observation_misfit(index))
+            if not action_fits:
+                space = self.call("action_space")[index]
+                raise RuntimeError(
+                    f"Sub-environment {index} has action_space={space}, different from "
+                    f"`single_action_space={self.single_action_space}`. In order to batch "
+                    "actions, the action spaces from all environments must be equal."
+                )
+
+    def _observation_misfit(self, index: int) -> str:
+        space = self.call("observation_space")[index]
+        if isinstance(self.observation_mode, str) and self.observation_mode == "same":
+            return (
+                "AsyncVectorEnv(..., observation_mode='same') however some of the "
+                f"sub-environments observation spaces are not equivalent: sub-environment "
+                f"{index} has observation_space={space}, single_observation_space="
+                f"{self.single_observation_space}. If this is intentional, use "
+                "`observation_mode='different'` instead."
+            )
+        return (
+            "AsyncVectorEnv(..., observation_mode='different' or custom space) however the "
+            f"sub-environment's observation spaces do not share a common shape and dtype: "
+            f"sub-environment {index} has observation_space={space}, "
+            f"single_observation_space={self.single_observation_space}."
+        )
+
+    def __del__(self) -> None:
+        if not getattr(self, "closed", True) and hasattr(self, "_state"):
+            with contextlib.suppress(Exception):
+                self.close(terminate=True)
+
+
+def _rebuilt_exception(error_type: type, message: str) -> BaseException:
+    """Build an ``error_type`` carrying ``message``, even if its constructor is unusual."""
+    try:
+        return error_type(message)
+    except Exception:
+        error = error_type.__new__(error_type)
+        error.args = (message,)
+        return error
+
+
+def _stop(process: Any) -> None:
+    """Make sure ``process`` has ended: terminate it, then kill it, and reap it."""
+    if process.pid is None:
+        return
+    if process.exitcode is None:
+        process.terminate()
+        process.join(_TERMINATE_GRACE_SECONDS)
+    if process.exitcode is None:
+        process.kill()
+    process.join()
+
+
+def _checked_max_concurrency(value: int | None) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise ValueError(f"`max_concurrency` must be an integer or None, got {type(value)}.")
+    if value < 1:
+        raise ValueError(f"`max_concurrency` must be a positive or None, got {value}.")
+    return int(value)
+
+
+def _check_worker_signature(worker: Callable[..., None] | None) -> None:
+    if worker is None:
+        return
+    try:
+        inspect.signature(worker).bind(*(None,) * 8)
+    except TypeError as e:
+        raise ValueError(
+            "A custom `worker` must accept 8 arguments. Got the signature "
+            f"{inspect.signature(worker)} which should match "
+            f"{inspect.signature(async_worker)}."
+        ) from e

@@ -1,0 +1,187 @@
+"""The loop a worker process of :class:`~palaestra.vector.AsyncVectorEnv` runs.
+
+The parent sends ``(command, data)`` tuples through a pipe and the worker answers each with
+exactly one ``(result, success)`` tuple. On failure the result is ``(index, exception type,
+message, traceback)`` and the worker shuts down. A custom ``worker`` passed to
+``AsyncVectorEnv`` speaks the same protocol (Gymnasium's protocol, where a failure answer is
+``(None, False)`` after putting the error on ``error_queue``, is understood too).
+
+Commands: ``reset`` (``{"seed", "options"}``), ``reset-noop``, ``step`` (an action),
+``close``, ``_call`` (``(name, args, kwargs)``), ``_setattr`` (``(name, value)``),
+``_check_spaces`` (``(observation_mode, single_observation_space, single_action_space)``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import traceback
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+from palaestra.vector._arguments import observation_space_fits
+from palaestra.vector.utils import write_to_shared_memory
+from palaestra.vector.vector_env import AutoresetMode
+
+__all__ = ["async_worker", "COMMANDS"]
+
+COMMANDS = ("reset", "reset-noop", "step", "close", "_call", "_setattr", "_check_spaces")
+_NOT_CALLABLE = ("reset", "step", "close", "_setattr", "_check_spaces")
+
+
+class _SubEnvironment:
+    """One sub-environment inside a worker, with its autoreset bookkeeping."""
+
+    def __init__(self, index: int, env: Any, shared_memory: Any, autoreset_mode: AutoresetMode):
+        self.index = index
+        self.env = env
+        self.shared_memory = shared_memory
+        self.autoreset_mode = autoreset_mode
+        self.needs_reset = False
+        self.observation: Any = None
+
+    def _publish(self, observation: Any) -> Any:
+        """Keep the observation; with shared memory write it there and send nothing back."""
+        self.observation = observation
+        if not self.shared_memory:
+            return observation
+        write_to_shared_memory(
+            self.env.observation_space, self.index, observation, self.shared_memory
+        )
+        return None
+
+    def reset(self, seed: Any = None, options: Any = None) -> tuple[Any, dict[str, Any]]:
+        observation, info = self.env.reset(seed=seed, options=options)
+        self.needs_reset = False
+        return self._publish(observation), info
+
+    def reset_noop(self) -> tuple[Any, dict[str, Any]]:
+        return (None if self.shared_memory else self.observation), {}
+
+    def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP and self.needs_reset:
+            observation, info = self.env.reset()
+            reward, terminated, truncated = 0, False, False
+        else:
+            observation, reward, terminated, truncated, info = self.env.step(action)
+            if self.autoreset_mode is AutoresetMode.SAME_STEP and (terminated or truncated):
+                final = {"final_obs": observation, "final_info": info}
+                observation, reset_info = self.env.reset()
+                info = {**final, **reset_info}
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            self.needs_reset = bool(terminated or truncated)
+        return self._publish(observation), reward, terminated, truncated, info
+
+    def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if name in _NOT_CALLABLE:
+            raise ValueError(
+                f"Trying to call function `{name}` with `call`, use `{name}` directly instead."
+            )
+        attribute = self.env.get_wrapper_attr(name)
+        return attribute(*args, **kwargs) if callable(attribute) else attribute
+
+    def check_spaces(self, mode: Any, single_observation: Any, single_action: Any) -> tuple:
+        return (
+            observation_space_fits(mode, single_observation, self.env.observation_space),
+            single_action == self.env.action_space,
+        )
+
+
+def _answer(sub_env: _SubEnvironment, command: str, data: Any) -> Any:
+    if command == "reset":
+        return sub_env.reset(**data)
+    if command == "reset-noop":
+        return sub_env.reset_noop()
+    if command == "step":
+        return sub_env.step(data)
+    if command == "_call":
+        return sub_env.call(*data)
+    if command == "_setattr":
+        name, value = data
+        sub_env.env.set_wrapper_attr(name, value)
+        return None
+    if command == "_check_spaces":
+        return sub_env.check_spaces(*data)
+    raise RuntimeError(f"Received unknown command `{command}`. Must be one of {list(COMMANDS)}.")
+
+
+def failure_report(index: int, error: BaseException) -> tuple[int, type, str, str]:
+    """Describe an exception raised in sub-env ``index`` so it can cross the pipe.
+
+    The exception type travels by reference; a type the parent could not unpickle (defined
+    in ``__main__`` under spawn, say) is replaced by :class:`RuntimeError` with its name kept.
+
+    Example:
+        >>> failure_report(2, KeyError("x"))[:3]
+        (2, <class 'KeyError'>, "'x'")
+    """
+    error_type: type = type(error)
+    message = str(error)
+    try:
+        pickle.loads(pickle.dumps(error_type))
+    except Exception:
+        error_type, message = RuntimeError, f"{type(error).__qualname__}: {message}"
+    return index, error_type, message, traceback.format_exc()
+
+
+def async_worker(
+    index: int,
+    env_fn: Callable[[], Any],
+    pipe: Connection,
+    parent_pipe: Connection,
+    shared_memory: Any,
+    error_queue: Any,
+    autoreset_mode: AutoresetMode,
+    semaphore: Any = None,
+) -> None:
+    """Build sub-env ``index`` and serve the parent's commands until ``close`` or an error.
+
+    Args:
+        index: the sub-env's index in the vector env.
+        env_fn: builds the sub-env.
+        pipe: this worker's end of the pipe.
+        parent_pipe: the parent's end, closed here so a dead parent shows as EOF.
+        shared_memory: observation buffer from ``create_shared_memory``, or ``None``.
+        error_queue: unused by this worker (errors travel in the pipe); kept for the hook's
+            signature.
+        autoreset_mode: how ended episodes are reset.
+        semaphore: limits how many workers are in ``reset``/``step`` at once, or ``None``.
+    """
+    parent_pipe.close()
+    sub_env = None
+    try:
+        sub_env = _SubEnvironment(index, env_fn(), shared_memory, autoreset_mode)
+        while True:
+            command, data = pipe.recv()
+            if command == "close":
+                break
+            throttled = semaphore is not None and command in ("reset", "step")
+            if throttled:
+                semaphore.acquire()
+            try:
+                result = _answer(sub_env, command, data)
+            finally:
+                if throttled:
+                    semaphore.release()
+            pipe.send((result, True))
+    except (KeyboardInterrupt, Exception) as error:
+        _send_quietly(pipe, (failure_report(index, error), False))
+        return
+    finally:
+        if sub_env is not None:
+            _close_quietly(sub_env.env)
+    _send_quietly(pipe, (None, True))
+
+
+def _close_quietly(env: Any) -> None:
+    try:
+        env.close()
+    except Exception:
+        traceback.print_exc()
+
+
+def _send_quietly(pipe: Connection, message: Any) -> None:
+    """Send a last message; a parent that is already gone cannot be told anything."""
+    with contextlib.suppress(BrokenPipeError, EOFError, OSError):
+        pipe.send(message)

@@ -1,0 +1,35 @@
+"""Space batching, shared memory and process helpers used by the vector environments.
+
+Example:
+    >>> from palaestra.spaces import Discrete
+    >>> from palaestra.vector.utils import batch_space
+    >>> batch_space(Discrete(2), n=4)
+    MultiDiscrete([2 2 2 2])
+"""
+
+from palaestra.vector.utils.misc import CloudpickleWrapper, clear_mpi_env_vars
+from palaestra.vector.utils.shared_memory import (
+    create_shared_memory,
+    read_from_shared_memory,
+    write_to_shared_memory,
+)
+from palaestra.vector.utils.space_utils import (
+    batch_differing_spaces,
+    batch_space,
+    concatenate,
+    create_empty_array,
+    iterate,
+)
+
+__all__ = [
+    "batch_space",
+    "batch_differing_spaces",
+    "iterate",
+    "concatenate",
+    "create_empty_array",
+    "create_shared_memory",
+    "read_from_shared_memory",
+    "write_to_shared_memory",
+    "CloudpickleWrapper",
+    "clear_mpi_env_vars",
+]
