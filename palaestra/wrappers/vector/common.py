@@ -1,0 +1,182 @@
+"""Episode statistics for vector envs, correct in every autoreset mode.
+
+Example:
+    >>> import palaestra as gym
+    >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+    >>> RecordEpisodeStatistics(envs, buffer_length=10).return_queue.maxlen
+    10
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+from palaestra import logger
+from palaestra.core import ActType, ObsType
+from palaestra.vector.vector_env import AutoresetMode, VectorEnv, VectorWrapper
+
+__all__ = ["RecordEpisodeStatistics"]
+
+
+def _check_reset_mask(reset_mask: Any, num_envs: int) -> None:
+    if not isinstance(reset_mask, np.ndarray):
+        raise TypeError(f"`options['reset_mask']` must be a numpy array, got {type(reset_mask)}")
+    if reset_mask.shape != (num_envs,):
+        raise ValueError(
+            f"`options['reset_mask']` must have shape `({num_envs},)`, got {reset_mask.shape}"
+        )
+    if reset_mask.dtype != np.bool_:
+        raise TypeError(
+            f"`options['reset_mask']` must have `dtype=np.bool_`, got {reset_mask.dtype}"
+        )
+    if not np.any(reset_mask):
+        raise ValueError(
+            "`options['reset_mask']` must contain a boolean array with at least one True "
+            f"value, got reset_mask={reset_mask}"
+        )
+
+
+class RecordEpisodeStatistics(VectorWrapper[ObsType, ActType, ObsType, ActType, np.ndarray]):
+    """Report each finished episode's return, length and wall time in ``info[stats_key]``.
+
+    When sub-envs finish, ``info["episode"]`` holds ``{"r", "l", "t"}`` arrays over sub-envs
+    (zero where none finished) and ``info["_episode"]`` the mask of finished sub-envs. The
+    last ``buffer_length`` episodes are kept in ``return_queue``, ``length_queue`` and
+    ``time_queue``. In ``NEXT_STEP`` (and ``DISABLED``) mode the step that resets a finished
+    sub-env starts its next episode without counting; in ``SAME_STEP`` mode every step counts.
+
+    Args:
+        env: the vector env to wrap.
+        buffer_length: how many finished episodes the queues keep.
+        stats_key: the info key of the statistics.
+
+    Raises:
+        TypeError: if ``metadata["autoreset_mode"]`` is not an ``AutoresetMode``.
+
+    Example:
+        >>> import palaestra as gym
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> envs = RecordEpisodeStatistics(envs)
+        >>> _ = envs.reset(seed=0)
+        >>> while not envs.episode_count:
+        ...     _, _, _, _, info = envs.step(np.array([1, 1]))
+        >>> info["episode"]["l"], info["_episode"]
+        (array([8, 0]), array([ True, False]))
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv[ObsType, ActType, np.ndarray],
+        buffer_length: int = 100,
+        stats_key: str = "episode",
+    ) -> None:
+        super().__init__(env)
+        self._stats_key = stats_key
+        self._autoreset_mode = self._read_autoreset_mode()
+        self.episode_count = 0
+        self.episode_start_times = np.zeros((self.num_envs,))
+        self.episode_returns = np.zeros((self.num_envs,))
+        self.episode_lengths = np.zeros((self.num_envs,), dtype=int)
+        self.prev_dones = np.zeros((self.num_envs,), dtype=bool)
+        self.time_queue: deque = deque(maxlen=buffer_length)
+        self.return_queue: deque = deque(maxlen=buffer_length)
+        self.length_queue: deque = deque(maxlen=buffer_length)
+
+    def _read_autoreset_mode(self) -> AutoresetMode:
+        if "autoreset_mode" not in self.env.metadata:
+            logger.warn(
+                f"{self} is missing `autoreset_mode` tag in its metadata, therefore, "
+                "`RecordEpisodeStatistics` is assuming that the environment uses "
+                "`AutoresetMode.NEXT_STEP`."
+            )
+            return AutoresetMode.NEXT_STEP
+        mode = self.env.metadata["autoreset_mode"]
+        if not isinstance(mode, AutoresetMode):
+            raise TypeError(
+                f"Expected env.metadata['autoreset_mode'] to be an AutoresetMode, got {type(mode)}"
+            )
+        return mode
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[ObsType, dict[str, Any]]:
+        """Reset the vector env (or the masked sub-envs) and restart their statistics.
+
+        Raises:
+            TypeError: if ``options["reset_mask"]`` is not a boolean numpy array.
+            ValueError: if it has the wrong shape or no True entry.
+        """
+        obs, info = super().reset(seed=seed, options=options)
+        if options is not None and "reset_mask" in options:
+            reset_mask = options.pop("reset_mask")
+            _check_reset_mask(reset_mask, self.num_envs)
+            self.episode_start_times[reset_mask] = time.perf_counter()
+            self.episode_returns[reset_mask] = 0
+            self.episode_lengths[reset_mask] = 0
+            self.prev_dones[reset_mask] = False
+        else:
+            self.episode_start_times = np.full(self.num_envs, time.perf_counter())
+            self.episode_returns = np.zeros(self.num_envs)
+            self.episode_lengths = np.zeros(self.num_envs, dtype=int)
+            self.prev_dones = np.zeros(self.num_envs, dtype=bool)
+        return obs, info
+
+    def _count_step(self, rewards: np.ndarray) -> None:
+        if self._autoreset_mode == AutoresetMode.SAME_STEP:
+            self.episode_returns += rewards
+            self.episode_lengths += 1
+            return
+        # A sub-env that finished last step is being reset now: its new episode starts here.
+        running = ~self.prev_dones
+        self.episode_returns[self.prev_dones] = 0
+        self.episode_returns[running] += rewards[running]
+        self.episode_lengths[self.prev_dones] = 0
+        self.episode_lengths[running] += 1
+        self.episode_start_times[self.prev_dones] = time.perf_counter()
+
+    def _report(self, dones: np.ndarray, infos: dict[str, Any]) -> None:
+        if self._stats_key in infos or f"_{self._stats_key}" in infos:
+            raise ValueError(
+                f"Attempted to add episode stats with key '{self._stats_key}' but this key "
+                f"already exists in info: {list(infos.keys())}"
+            )
+        elapsed = np.round(time.perf_counter() - self.episode_start_times, 6)
+        infos[self._stats_key] = {
+            "r": np.where(dones, self.episode_returns, 0.0),
+            "l": np.where(dones, self.episode_lengths, 0),
+            "t": np.where(dones, elapsed, 0.0),
+        }
+        infos[f"_{self._stats_key}"] = dones
+        self.episode_count += np.sum(dones)
+        finished = np.where(dones)
+        self.time_queue.extend(elapsed[finished])
+        self.return_queue.extend(self.episode_returns[finished])
+        self.length_queue.extend(self.episode_lengths[finished])
+
+    def step(
+        self, actions: ActType
+    ) -> tuple[ObsType, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step the vector env and add the statistics of the episodes that just ended.
+
+        Raises:
+            ValueError: if ``info`` already has the statistics key.
+        """
+        observations, rewards, terminations, truncations, infos = self.env.step(actions)
+        if not isinstance(infos, dict):
+            raise TypeError(
+                "`vector.RecordEpisodeStatistics` requires `info` type to be `dict`, its "
+                f"actual type is {type(infos)}. Wrap `DictInfoToList` outside of it."
+            )
+        self._count_step(rewards)
+        self.prev_dones = dones = np.logical_or(terminations, truncations)
+        if np.any(dones):
+            self._report(dones, infos)
+            if self._autoreset_mode == AutoresetMode.SAME_STEP:
+                self.episode_returns[dones] = 0
+                self.episode_lengths[dones] = 0
+                self.episode_start_times[dones] = time.perf_counter()
+        return observations, rewards, terminations, truncations, infos

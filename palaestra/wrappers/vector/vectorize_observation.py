@@ -1,0 +1,366 @@
+"""Observation wrappers for vector envs: batch functions and single-env wrappers applied per env.
+
+Example:
+    >>> import palaestra as gym
+    >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+    >>> envs = DtypeObservation(envs, dtype=np.float64)
+    >>> envs.reset(seed=0)[0].dtype
+    dtype('float64')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from copy import deepcopy
+from typing import Any
+
+import numpy as np
+
+from palaestra import logger
+from palaestra.core import ActType, Env, ObsType, WrapperObsType
+from palaestra.spaces import Space
+from palaestra.vector.utils import batch_space, concatenate, create_empty_array, iterate
+from palaestra.vector.vector_env import (
+    ArrayType,
+    AutoresetMode,
+    VectorEnv,
+    VectorObservationWrapper,
+)
+from palaestra.wrappers import transform_observation
+
+__all__ = [
+    "TransformObservation",
+    "VectorizeTransformObservation",
+    "FilterObservation",
+    "FlattenObservation",
+    "GrayscaleObservation",
+    "ResizeObservation",
+    "ReshapeObservation",
+    "RescaleObservation",
+    "DtypeObservation",
+]
+
+
+class SpacesOnlyEnv(Env):
+    """A stand-in environment that only has spaces, for building single-env wrappers on.
+
+    The vectorizing wrappers construct a single-env wrapper on top of it to borrow the
+    wrapper's space transformation and function, without stepping anything.
+
+    Args:
+        observation_space: the observation space to expose, if any.
+        action_space: the action space to expose, if any.
+
+    Example:
+        >>> from palaestra.spaces import Discrete
+        >>> SpacesOnlyEnv(observation_space=Discrete(3)).observation_space
+        Discrete(3)
+    """
+
+    def __init__(
+        self, observation_space: Space | None = None, action_space: Space | None = None
+    ) -> None:
+        if observation_space is not None:
+            self.observation_space = observation_space
+        if action_space is not None:
+            self.action_space = action_space
+
+
+def warn_if_not_batched(env: VectorEnv, kind: str, batched: Space, single: Space) -> None:
+    """Warn when a wrapper's batched space is not the batch of its single-env space.
+
+    Args:
+        env: the wrapped vector env (gives ``num_envs`` and names it in the message).
+        kind: ``"observation"`` or ``"action"``.
+        batched: the batched space.
+        single: the single-env space.
+
+    Example:
+        >>> import palaestra as gym
+        >>> from palaestra.spaces import Discrete, MultiDiscrete
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> warn_if_not_batched(envs, "action", MultiDiscrete([2, 2]), Discrete(2))
+    """
+    expected = batch_space(single, env.num_envs)
+    if batched != expected:
+        logger.warn(
+            f"For {env}, the {kind} space and the batched single {kind} space don't match as "
+            f"expected, {kind}_space={batched}, batched single_{kind}_space={expected}"
+        )
+
+
+class TransformObservation(VectorObservationWrapper[WrapperObsType, ActType, ObsType, ArrayType]):
+    """Apply ``func`` to every batch of observations.
+
+    Args:
+        env: the vector env to wrap.
+        func: maps a batch of observations to the new batch.
+        observation_space: the new batched space (``None`` keeps or derives it).
+        single_observation_space: the new single-env space; given alone, the batched space
+            is derived from it.
+
+    Raises:
+        ValueError: if the vector env autoresets in ``SAME_STEP`` mode.
+
+    Example:
+        >>> import palaestra as gym
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> envs = TransformObservation(envs, lambda obs: obs * 0)
+        >>> float(envs.reset(seed=0)[0].sum())
+        0.0
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv[ObsType, ActType, ArrayType],
+        func: Callable[[ObsType], WrapperObsType],
+        observation_space: Space | None = None,
+        single_observation_space: Space | None = None,
+    ) -> None:
+        super().__init__(env)
+        if single_observation_space is not None:
+            self.single_observation_space = single_observation_space
+        if observation_space is not None:
+            self.observation_space = observation_space
+        elif single_observation_space is not None:
+            self.observation_space = batch_space(single_observation_space, self.num_envs)
+        warn_if_not_batched(
+            env, "observation", self.observation_space, self.single_observation_space
+        )
+        self.func = func
+
+    def observations(self, observations: ObsType) -> WrapperObsType:
+        """Return ``func(observations)``."""
+        return self.func(observations)
+
+
+def read_autoreset_mode(env: VectorEnv) -> AutoresetMode:
+    """Read the autoreset mode an env declares in its metadata (``NEXT_STEP`` if none).
+
+    Args:
+        env: the vector env.
+
+    Raises:
+        TypeError: if ``metadata["autoreset_mode"]`` is not an :class:`AutoresetMode`.
+
+    Example:
+        >>> import palaestra as gym
+        >>> read_autoreset_mode(gym.make_vec("CartPole-v1", vectorization_mode="sync"))
+        <AutoresetMode.NEXT_STEP: 'NextStep'>
+    """
+    if "autoreset_mode" not in env.metadata:
+        logger.warn(f"Vector environment ({env}) is missing `autoreset_mode` metadata key.")
+        return AutoresetMode.NEXT_STEP
+    mode = env.metadata["autoreset_mode"]
+    if not isinstance(mode, AutoresetMode):
+        raise TypeError(
+            "Expected env.metadata['autoreset_mode'] to be an AutoresetMode, "
+            f"got {type(mode)}: set it to a `palaestra.vector.AutoresetMode` member."
+        )
+    return mode
+
+
+class VectorizeTransformObservation(
+    VectorObservationWrapper[WrapperObsType, ActType, ObsType, ArrayType]
+):
+    """Apply a single-env observation wrapper's function to each sub-env's observation.
+
+    The single-env wrapper is built once on a stand-in env with the single observation space;
+    its space becomes the new single space and is batched for the new batched space.
+
+    Args:
+        env: the vector env to wrap.
+        wrapper: a :class:`~palaestra.wrappers.TransformObservation` subclass.
+        kwargs: the wrapper's constructor arguments.
+
+    Raises:
+        ValueError: if the vector env autoresets in ``SAME_STEP`` mode.
+        TypeError: if ``metadata["autoreset_mode"]`` is not an ``AutoresetMode``.
+
+    Example:
+        >>> import palaestra as gym
+        >>> from palaestra.wrappers import ReshapeObservation as SingleReshape
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=3, vectorization_mode="sync")
+        >>> envs = VectorizeTransformObservation(envs, SingleReshape, shape=(2, 2))
+        >>> envs.observation_space.shape
+        (3, 2, 2)
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv[ObsType, ActType, ArrayType],
+        wrapper: type[transform_observation.TransformObservation],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(env)
+        self.autoreset_mode = read_autoreset_mode(env)
+        self.wrapper = wrapper(SpacesOnlyEnv(self.env.single_observation_space), **kwargs)
+        self.single_observation_space = self.wrapper.observation_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        # An unchanged space lets the transformed observations overwrite the batch in place.
+        self.same_out = self.observation_space == self.env.observation_space
+        self.out = create_empty_array(self.single_observation_space, self.num_envs)
+
+    def step(
+        self, actions: ActType
+    ) -> tuple[WrapperObsType, ArrayType, ArrayType, ArrayType, dict[str, Any]]:
+        """Step the inner env and transform the observations (and any ``final_obs``)."""
+        obs, rewards, terminations, truncations, infos = self.env.step(actions)
+        obs = self.observations(obs)
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and "final_obs" in infos:
+            final_obs = infos["final_obs"]
+            for index, has_final in enumerate(infos["_final_obs"]):
+                if has_final:
+                    final_obs[index] = self.wrapper.observation(final_obs[index])
+        return obs, rewards, terminations, truncations, infos
+
+    def observations(self, observations: ObsType) -> WrapperObsType:
+        """Transform each sub-env's observation and batch the results."""
+        if self.same_out:
+            transformed = tuple(
+                self.wrapper.observation(obs)
+                for obs in iterate(self.observation_space, observations)
+            )
+            return concatenate(self.single_observation_space, transformed, observations)
+        transformed = tuple(
+            self.wrapper.observation(obs)
+            for obs in iterate(self.env.observation_space, observations)
+        )
+        return deepcopy(concatenate(self.single_observation_space, transformed, self.out))
+
+
+class FilterObservation(VectorizeTransformObservation[WrapperObsType, ActType, ObsType, ArrayType]):
+    """Keep only some keys (``Dict``) or indices (``Tuple``) of each sub-env's observation.
+
+    Args:
+        env: the vector env to wrap.
+        filter_keys: see :class:`palaestra.wrappers.FilterObservation`.
+
+    Example:
+        >>> FilterObservation.__mro__[1].__name__
+        'VectorizeTransformObservation'
+    """
+
+    def __init__(
+        self, env: VectorEnv[ObsType, ActType, ArrayType], filter_keys: Sequence[str | int]
+    ) -> None:
+        super().__init__(env, transform_observation.FilterObservation, filter_keys=filter_keys)
+
+
+class FlattenObservation(
+    VectorizeTransformObservation[WrapperObsType, ActType, ObsType, ArrayType]
+):
+    """Flatten each sub-env's observation (see :class:`palaestra.wrappers.FlattenObservation`).
+
+    Args:
+        env: the vector env to wrap.
+
+    Example:
+        >>> import palaestra as gym
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> FlattenObservation(envs).single_observation_space
+        Box([-4.8 ...], [4.8 ...], (4,), float32)
+    """
+
+    def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType]) -> None:
+        super().__init__(env, transform_observation.FlattenObservation)
+
+
+class GrayscaleObservation(
+    VectorizeTransformObservation[WrapperObsType, ActType, ObsType, ArrayType]
+):
+    """Convert each sub-env's RGB image to grayscale.
+
+    Args:
+        env: the vector env to wrap.
+        keep_dim: see :class:`palaestra.wrappers.GrayscaleObservation`.
+
+    Example:
+        >>> GrayscaleObservation.__init__.__defaults__
+        (False,)
+    """
+
+    def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType], keep_dim: bool = False) -> None:
+        super().__init__(env, transform_observation.GrayscaleObservation, keep_dim=keep_dim)
+
+
+class ResizeObservation(VectorizeTransformObservation[WrapperObsType, ActType, ObsType, ArrayType]):
+    """Resize each sub-env's image by area averaging.
+
+    Args:
+        env: the vector env to wrap.
+        shape: see :class:`palaestra.wrappers.ResizeObservation`.
+
+    Example:
+        >>> ResizeObservation.__mro__[1].__name__
+        'VectorizeTransformObservation'
+    """
+
+    def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType], shape: tuple[int, ...]) -> None:
+        super().__init__(env, transform_observation.ResizeObservation, shape=shape)
+
+
+class ReshapeObservation(
+    VectorizeTransformObservation[WrapperObsType, ActType, ObsType, ArrayType]
+):
+    """Reshape each sub-env's ``Box`` observation.
+
+    Args:
+        env: the vector env to wrap.
+        shape: see :class:`palaestra.wrappers.ReshapeObservation`.
+
+    Example:
+        >>> import palaestra as gym
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> ReshapeObservation(envs, shape=(4, 1)).observation_space.shape
+        (2, 4, 1)
+    """
+
+    def __init__(
+        self, env: VectorEnv[ObsType, ActType, ArrayType], shape: int | tuple[int, ...]
+    ) -> None:
+        super().__init__(env, transform_observation.ReshapeObservation, shape=shape)
+
+
+class RescaleObservation(
+    VectorizeTransformObservation[WrapperObsType, ActType, ObsType, ArrayType]
+):
+    """Map each sub-env's ``Box`` observation affinely onto ``[min_obs, max_obs]``.
+
+    Args:
+        env: the vector env to wrap.
+        min_obs: see :class:`palaestra.wrappers.RescaleObservation`.
+        max_obs: see :class:`palaestra.wrappers.RescaleObservation`.
+
+    Example:
+        >>> import palaestra as gym
+        >>> envs = gym.make_vec("Pendulum-v1", num_envs=2, vectorization_mode="sync")
+        >>> RescaleObservation(envs, -1.0, 1.0).single_observation_space
+        Box(-1.0, 1.0, (3,), float32)
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv[ObsType, ActType, ArrayType],
+        min_obs: float | np.floating | np.integer | np.ndarray,
+        max_obs: float | np.floating | np.integer | np.ndarray,
+    ) -> None:
+        super().__init__(
+            env, transform_observation.RescaleObservation, min_obs=min_obs, max_obs=max_obs
+        )
+
+
+class DtypeObservation(VectorizeTransformObservation[WrapperObsType, ActType, ObsType, ArrayType]):
+    """Cast each sub-env's observation to ``dtype``.
+
+    Args:
+        env: the vector env to wrap.
+        dtype: see :class:`palaestra.wrappers.DtypeObservation`.
+
+    Example:
+        >>> DtypeObservation.__mro__[1].__name__
+        'VectorizeTransformObservation'
+    """
+
+    def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType], dtype: Any) -> None:
+        super().__init__(env, transform_observation.DtypeObservation, dtype=dtype)
