@@ -697,9 +697,11 @@ def _check_metadata(metadata: Any) -> None:
 
 def _declared_render_modes(env_creator: Callable) -> Any:
     """Return the creator's ``metadata["render_modes"]``, or ``None`` when it declares none."""
-    metadata = getattr(env_creator, "metadata", None)
+    if not hasattr(env_creator, "metadata"):
+        return None
+    metadata = env_creator.metadata
     # A wrapper class exposes ``metadata`` as a property: nothing to check before building.
-    if metadata is None or isinstance(metadata, property):
+    if isinstance(metadata, property):
         return None
     _check_metadata(metadata)
     return metadata.get("render_modes")

@@ -475,3 +475,12 @@ def test_cartpole_spec_and_stack_match_gymnasium(make_kwargs):
         "additional_wrappers",
     ):
         assert getattr(ours.spec, name) == getattr(theirs.spec, name), name
+
+
+def test_make_from_env_spec_rebuilds_render_collection():
+    counter_id = register_counter()
+    env = gym.make(counter_id, render_mode="rgb_array_list")
+    rebuilt = gym.make(env.spec)
+    assert repr(rebuilt) == repr(env)
+    assert rebuilt.spec == env.spec
+    assert rebuilt.render_mode == "rgb_array_list"
