@@ -1,0 +1,144 @@
+"""Throughput benchmarks for environments: steps, constructions and renders per second.
+
+Each benchmark repeats its operation until ``target_duration`` seconds have passed (the last
+repetition may overrun a little) and returns repetitions per second. Compare two
+implementations by the ratio of their results on the same machine.
+
+Example:
+    >>> import palaestra as gym
+    >>> steps_per_second = benchmark_step(gym.make("CartPole-v1"), target_duration=0.01, seed=0)
+    >>> steps_per_second > 0
+    True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from palaestra.core import Env
+
+__all__ = ["benchmark_step", "benchmark_vector_step", "benchmark_init", "benchmark_render"]
+
+
+def _rate(operation: Callable[[], int], target_duration: float) -> float:
+    """Repeat ``operation`` (which returns how much work it did) for ``target_duration`` seconds.
+
+    Returns:
+        Units of work per second.
+    """
+    done = 0
+    start = time.perf_counter()
+    while True:
+        done += operation()
+        elapsed = time.perf_counter() - start
+        if elapsed > target_duration:
+            return done / elapsed
+
+
+def benchmark_step(env: Env, target_duration: float = 5, seed: int | None = None) -> float:
+    """Measure how many ``step`` calls per second an environment sustains with random actions.
+
+    Episodes that end are reset (the reset time counts against the steps).
+
+    Args:
+        env: the environment.
+        target_duration: how long to measure, in seconds.
+        seed: seeds the first reset and the action space.
+
+    Returns:
+        Steps per second.
+    """
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+
+    def one_step() -> int:
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        if terminated or truncated:
+            env.reset()
+        return 1
+
+    return _rate(one_step, target_duration)
+
+
+def benchmark_vector_step(env: Any, target_duration: float = 5, seed: int | None = None) -> float:
+    """Measure how many sub-environment steps per second a vector environment sustains.
+
+    The first step (where lazy initialization and JIT compilation happen) is not timed. With
+    next-step autoreset, a sub-env's reset step does not count as a step; with autoreset
+    disabled, ended sub-envs are reset through ``reset_mask``.
+
+    Args:
+        env: the vector environment.
+        target_duration: how long to measure, in seconds.
+        seed: seeds the resets and the action space.
+
+    Returns:
+        Sub-environment steps per second.
+    """
+    from palaestra.vector import AutoresetMode
+
+    env.action_space.seed(seed)
+    env.reset(seed=seed)
+    env.step(env.action_space.sample())
+    env.reset(seed=seed)
+    mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
+    resetting = np.zeros(env.num_envs, dtype=bool)
+
+    def one_step() -> int:
+        nonlocal resetting
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        ended = np.logical_or(terminated, truncated)
+        stepped = env.num_envs
+        if mode == AutoresetMode.NEXT_STEP:
+            stepped -= int(np.count_nonzero(resetting))
+            resetting = ended
+        elif mode == AutoresetMode.DISABLED and np.any(ended):
+            env.reset(options={"reset_mask": ended})
+        return stepped
+
+    return _rate(one_step, target_duration)
+
+
+def benchmark_init(
+    env_lambda: Callable[[], Env], target_duration: float = 5, seed: int | None = None
+) -> float:
+    """Measure how many environments per second can be built and reset once.
+
+    Args:
+        env_lambda: builds a new environment.
+        target_duration: how long to measure, in seconds.
+        seed: seeds each first reset.
+
+    Returns:
+        Constructions (with their first reset) per second.
+    """
+
+    def one_init() -> int:
+        env_lambda().reset(seed=seed)
+        return 1
+
+    return _rate(one_init, target_duration)
+
+
+def benchmark_render(env: Env, target_duration: float = 5) -> float:
+    """Measure how many ``render`` calls per second an environment sustains.
+
+    Not meaningful for ``render_mode="human"``, which waits for the frame rate.
+
+    Args:
+        env: an environment with a render mode, already reset.
+        target_duration: how long to measure, in seconds.
+
+    Returns:
+        Renders per second.
+    """
+
+    def one_render() -> int:
+        env.render()
+        return 1
+
+    return _rate(one_render, target_duration)

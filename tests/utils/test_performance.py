@@ -1,0 +1,72 @@
+"""The benchmarks count the right operations and stop after their target duration."""
+
+import time
+
+import pytest
+
+import palaestra
+from palaestra.utils.performance import (
+    benchmark_init,
+    benchmark_render,
+    benchmark_step,
+    benchmark_vector_step,
+)
+from tests.fixtures.counting_env import counting_env_class, make_counting_env
+
+DURATION = 0.05
+
+
+class StepCounter(counting_env_class(palaestra)):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.steps = 0
+        self.renders = 0
+
+    def step(self, action):
+        self.steps += 1
+        return super().step(action)
+
+    def render(self):
+        self.renders += 1
+        return super().render()
+
+
+def test_benchmark_step_runs_for_about_the_target_duration_and_returns_steps_per_second():
+    env = StepCounter(terminate_at=3)
+    start = time.perf_counter()
+    rate = benchmark_step(env, target_duration=DURATION, seed=0)
+    elapsed = time.perf_counter() - start
+    assert DURATION <= elapsed < DURATION + 1.0
+    assert rate == pytest.approx(env.steps / elapsed, rel=0.5)
+
+
+def test_benchmark_step_resets_ended_episodes():
+    env = StepCounter(terminate_at=3)
+    benchmark_step(env, target_duration=DURATION, seed=0)
+    assert env.resets >= env.steps // 3
+
+
+def test_benchmark_render_counts_renders():
+    env = StepCounter(render_mode="ansi")
+    env.reset()
+    rate = benchmark_render(env, target_duration=DURATION)
+    assert env.renders > 0
+    assert rate > 0
+
+
+def test_benchmark_init_builds_and_resets_a_new_env_each_time():
+    built = []
+
+    def build():
+        built.append(make_counting_env(palaestra))
+        return built[-1]
+
+    rate = benchmark_init(build, target_duration=DURATION, seed=1)
+    assert rate > 0
+    assert all(env.resets == 1 for env in built)
+
+
+def test_benchmark_vector_step_returns_sub_env_steps_per_second():
+    pytest.importorskip("palaestra.envs.classic_control.cartpole")
+    envs = palaestra.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+    assert benchmark_vector_step(envs, target_duration=DURATION, seed=0) > 0
