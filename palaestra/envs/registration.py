@@ -578,11 +578,11 @@ def _import_id_module(module: str) -> None:
 
 def _find_spec(env_id: str) -> EnvSpec:
     """Look up an id as ``make`` understands it: ``"module:"`` prefix, unversioned = latest."""
-    module, _, env_name = env_id.partition(":")
-    if not env_name:
-        module, env_name = "", module
-    if module:
+    module, separator, env_name = env_id.partition(":")
+    if separator:
         _import_id_module(module)
+    else:
+        env_name = env_id
 
     ns, name, version = parse_env_id(env_name)
     env_spec = registry.get(env_name)
