@@ -27,8 +27,12 @@ class ParamAttribute:
     Writing replaces ``params`` with a copy holding the new value, so derived constants
     are recomputed and the parameters stay immutable.
 
+    Read on the class itself, it gives the field's default value when ``params_type`` is
+    known, as Gymnasium's class-level constants do.
+
     Args:
         field: the name of the field in the params dataclass.
+        params_type: the params dataclass, for class-level reads.
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.cartpole import CartPoleParams
@@ -41,12 +45,15 @@ class ParamAttribute:
         1.4
     """
 
-    def __init__(self, field: str):
+    def __init__(self, field: str, params_type: type | None = None):
         self.field = field
+        self.params_type = params_type
 
     def __get__(self, env: Any, owner: type | None = None) -> Any:
         if env is None:
-            return self
+            if self.params_type is None:
+                return self
+            return self.params_type.__dataclass_fields__[self.field].default
         return getattr(env.params, self.field)
 
     def __set__(self, env: Any, value: Any) -> None:

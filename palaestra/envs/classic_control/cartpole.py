@@ -175,7 +175,7 @@ def draw_cartpole(canvas: Canvas, state: np.ndarray, params: CartPoleParams) -> 
         state: a single state of shape ``(4,)``.
         params: the system's constants (pole length, thresholds).
     """
-    scale = canvas.width / (params.x_threshold * 4)
+    scale = canvas.width / (params.x_threshold * 2.5)
     centre = canvas.width / 2
     canvas.line((0, TRACK_Y), (canvas.width, TRACK_Y), TRACK_COLOR, width=2)
     for side in (-1, 1):

@@ -1,0 +1,162 @@
+"""Acrobot: swing the tip of a two-link chain above a bar by torquing the middle joint.
+
+The physics lives in :mod:`palaestra.envs.classic_control.dynamics.acrobot`.
+
+Example:
+    >>> import palaestra as gym
+    >>> env = gym.make("Acrobot-v1")
+    >>> observation, info = env.reset(seed=0)
+    >>> observation.shape, env.action_space
+    ((6,), Discrete(3))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from palaestra import spaces
+from palaestra.envs.classic_control._base import ClassicControlEnv, ParamAttribute
+from palaestra.envs.classic_control.dynamics.acrobot import (
+    AcrobotParams,
+    acrobot_initial_state,
+    acrobot_observation,
+    acrobot_reward,
+    acrobot_step,
+    acrobot_terminated,
+    acrobot_torque,
+)
+from palaestra.envs.classic_control.rendering import Canvas, rotate
+from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
+
+__all__ = ["AcrobotEnv", "draw_acrobot"]
+
+
+class AcrobotEnv(ClassicControlEnv):
+    """Two links hanging from a pivot, with a motor between them; swing the tip up high.
+
+    Observation (float32): ``(cos t1, sin t1, cos t2, sin t2, dt1, dt2)`` with the angular
+    velocities bounded by ``4 pi`` and ``9 pi``. Actions: ``Discrete(3)``, torque -1, 0 or +1
+    on the joint. Reward: -1 per step, 0 on the step that lifts the tip above the bar (one
+    link length above the pivot), which terminates the episode; registration truncates it at
+    500 steps. Reset draws every component uniformly from ``[-0.1, 0.1)``; ``options={"low":
+    ..., "high": ...}`` changes that range.
+
+    Args:
+        render_mode: ``None``, ``"human"`` or ``"rgb_array"`` (500x500 frames).
+        book_or_nips: ``"book"`` (default) or ``"nips"`` equations of motion; also settable
+            as an attribute, as in Gymnasium.
+        torque_noise_max: uniform noise added to the torque when positive.
+
+    Example:
+        >>> env = AcrobotEnv()
+        >>> _ = env.reset(seed=0)
+        >>> env.step(2)[1:]
+        (-1.0, False, False, {})
+    """
+
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 15}
+    SCREEN_DIM = 500
+    screen_width = 500
+    screen_height = 500
+    actions_num = 3
+
+    dt = ParamAttribute("dt", AcrobotParams)
+    LINK_LENGTH_1 = ParamAttribute("link_length_1", AcrobotParams)
+    LINK_LENGTH_2 = ParamAttribute("link_length_2", AcrobotParams)
+    LINK_MASS_1 = ParamAttribute("link_mass_1", AcrobotParams)
+    LINK_MASS_2 = ParamAttribute("link_mass_2", AcrobotParams)
+    LINK_COM_POS_1 = ParamAttribute("link_com_pos_1", AcrobotParams)
+    LINK_COM_POS_2 = ParamAttribute("link_com_pos_2", AcrobotParams)
+    LINK_MOI = ParamAttribute("link_moi", AcrobotParams)
+    MAX_VEL_1 = ParamAttribute("max_vel_1", AcrobotParams)
+    MAX_VEL_2 = ParamAttribute("max_vel_2", AcrobotParams)
+    AVAIL_TORQUE = ParamAttribute("torques", AcrobotParams)
+    torque_noise_max = ParamAttribute("torque_noise_max", AcrobotParams)
+    book_or_nips = ParamAttribute("book_or_nips", AcrobotParams)
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        book_or_nips: str = "book",
+        torque_noise_max: float = 0.0,
+    ):
+        self.params = AcrobotParams(book_or_nips=book_or_nips, torque_noise_max=torque_noise_max)
+        self.render_mode = render_mode
+        high = np.array([1.0, 1.0, 1.0, 1.0, self.MAX_VEL_1, self.MAX_VEL_2], dtype=np.float32)
+        self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
+        self.action_space = spaces.Discrete(3)
+        self.state: np.ndarray | None = None
+
+    def step(self, a: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Torque the joint by -1 (0), 0 (1) or +1 (2) for one 0.2 s step.
+
+        Raises:
+            AssertionError: if ``a`` is not in the action space, or before ``reset``.
+        """
+        assert self.action_space.contains(a), (
+            f"{a!r} ({type(a)}) invalid: expected an element of {self.action_space}"
+        )
+        assert self.state is not None, "Call reset before using AcrobotEnv object."
+        torque = acrobot_torque(a, self.params, self.np_random)
+        self.state = acrobot_step(self.state, torque, self.params)
+        terminated = bool(acrobot_terminated(self.state, self.params))
+        reward = float(acrobot_reward(terminated))
+        if self.render_mode == "human":
+            self.render()
+        return acrobot_observation(self.state), reward, terminated, False, {}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Draw a random state near hanging still; ``options`` may set ``"low"``/``"high"``.
+
+        Raises:
+            ValueError: if a bound is not a number or ``low > high``.
+        """
+        super().reset(seed=seed)
+        bound = self.params.reset_bound
+        low, high = maybe_parse_reset_bounds(options, -bound, bound)
+        self.state = acrobot_initial_state(self.np_random, low, high)
+        if self.render_mode == "human":
+            self.render()
+        return acrobot_observation(self.state), {}
+
+    def draw(self, canvas: Canvas) -> None:
+        """Draw the bar, the two links and the joints on ``canvas``."""
+        draw_acrobot(canvas, self.state, self.params)
+
+
+BAR_COLOR = (90, 90, 90)
+LINK_COLORS = ((60, 140, 120), (80, 170, 150))
+JOINT_COLOR = (240, 190, 60)
+
+
+def draw_acrobot(canvas: Canvas, state: np.ndarray, params: AcrobotParams) -> None:
+    """Draw one acrobot ``state``: the goal bar, both links and their joints.
+
+    Args:
+        canvas: a cleared square canvas, centred on the pivot.
+        state: a single state of shape ``(4,)``.
+        params: the system's constants (link lengths).
+    """
+    reach = params.link_length_1 + params.link_length_2 + 0.2
+    scale = canvas.width / (reach * 2)
+    pivot = (canvas.width / 2, canvas.height / 2)
+    bar_y = pivot[1] + params.link_length_1 * scale
+    canvas.line((0.0, bar_y), (float(canvas.width), bar_y), BAR_COLOR, width=2)
+    half_width = 0.1 * scale
+    # theta1 = 0 hangs straight down; the second link's angle is relative to the first.
+    angles = (float(state[0]) - np.pi / 2, float(state[0] + state[1]) - np.pi / 2)
+    lengths = (params.link_length_1 * scale, params.link_length_2 * scale)
+    joint = pivot
+    joints = []
+    for angle, length, color in zip(angles, lengths, LINK_COLORS):
+        link = [(0.0, -half_width), (length, -half_width), (length, half_width), (0.0, half_width)]
+        canvas.polygon(rotate(link, angle, joint), color)
+        joints.append(joint)
+        joint = rotate([(length, 0.0)], angle, joint)[0]
+    for centre in joints:
+        canvas.circle(centre, half_width * 0.8, JOINT_COLOR)
