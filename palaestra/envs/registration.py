@@ -885,22 +885,24 @@ def _wrap(
     prior_wrappers: int,
     render_wrapper: str | None,
 ) -> Env:
-    from palaestra import wrappers
+    from palaestra.wrappers.common import OrderEnforcing, PassiveEnvChecker, TimeLimit
 
     if disable_env_checker is None:
         disable_env_checker = env_spec.disable_env_checker
     if disable_env_checker is False:
-        env = wrappers.PassiveEnvChecker(env)
+        env = PassiveEnvChecker(env)
     if env_spec.order_enforce:
-        env = wrappers.OrderEnforcing(env)
+        env = OrderEnforcing(env)
     if max_episode_steps is None:
         max_episode_steps = env_spec.max_episode_steps
     if max_episode_steps is not None and max_episode_steps != -1:
-        env = wrappers.TimeLimit(env, max_episode_steps)
+        env = TimeLimit(env, max_episode_steps)
     for wrapper_spec in env_spec.additional_wrappers[prior_wrappers:]:
         env = _apply_wrapper_spec(env, wrapper_spec)
     if render_wrapper is not None:
-        env = getattr(wrappers, render_wrapper)(env)
+        from palaestra.wrappers import rendering
+
+        env = getattr(rendering, render_wrapper)(env)
     return env
 
 
