@@ -1,0 +1,145 @@
+"""Test environments and comparison helpers shared by the vector env tests.
+
+The test environments are written once against a "gym module" (``palaestra`` or
+``gymnasium``) so the same dynamics run on both sides of a differential test.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+import palaestra
+
+
+class Odd:
+    """An info value that is neither a number, an array nor a dict."""
+
+    def __init__(self, tag: int):
+        self.tag = tag
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Odd) and other.tag == self.tag
+
+    def __hash__(self) -> int:
+        return hash(self.tag)
+
+    def __repr__(self) -> str:
+        return f"Odd({self.tag})"
+
+
+def info_for(step: int, rng: np.random.Generator) -> dict[str, Any]:
+    """An info dict mixing scalars, arrays, nested dicts and odd objects; keys come and go."""
+    info: dict[str, Any] = {"step": step, "score": float(rng.random())}
+    if step % 2 == 0:
+        info["even"] = True
+        info["f32"] = np.float32(step / 3)
+    if step % 3 == 0:
+        info["vec"] = np.arange(3, dtype=np.int16) * step
+        info["nested"] = {"depth": step, "inner": {"flag": bool(step % 2)}}
+    if step % 5 == 0:
+        info["label"] = f"step-{step}"
+        info["odd"] = Odd(step)
+        info["nothing"] = None
+        info["np_bool"] = np.bool_(True)
+    return info
+
+
+def make_info_env_class(gym: Any) -> type:
+    """A small env of ``gym.Env`` whose infos exercise every batching rule."""
+
+    class InfoEnv(gym.Env):
+        metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+        def __init__(self, episode_length: int = 7, render_mode: str | None = None):
+            self.observation_space = gym.spaces.Dict(
+                {
+                    "position": gym.spaces.Box(-10.0, 10.0, shape=(2,), dtype=np.float32),
+                    "phase": gym.spaces.Discrete(4),
+                }
+            )
+            self.action_space = gym.spaces.Discrete(3)
+            self.episode_length = episode_length
+            self.render_mode = render_mode
+            self.steps = 0
+            self.position = np.zeros(2, dtype=np.float32)
+
+        def _observation(self) -> dict[str, Any]:
+            return {"position": self.position.copy(), "phase": self.steps % 4}
+
+        def reset(self, *, seed: int | None = None, options: dict | None = None):
+            super().reset(seed=seed)
+            self.steps = 0
+            self.position = self.np_random.uniform(-1, 1, size=2).astype(np.float32)
+            info = {"start": True, "options": dict(options or {})}
+            return self._observation(), info
+
+        def step(self, action: Any):
+            self.steps += 1
+            self.position += np.float32(int(action) - 1) * 0.5
+            self.position = np.clip(self.position, -10, 10)
+            terminated = bool(self.np_random.random() < 0.08)
+            truncated = self.steps >= self.episode_length
+            reward = float(self.position.sum())
+            return (
+                self._observation(),
+                reward,
+                terminated,
+                truncated,
+                info_for(self.steps, self.np_random),
+            )
+
+        def render(self):
+            return np.full((2, 2, 3), self.steps, dtype=np.uint8)
+
+    return InfoEnv
+
+
+PalaestraInfoEnv = make_info_env_class(palaestra)
+
+
+def assert_same(ours: Any, theirs: Any, where: str = "") -> None:
+    """Assert two (nested) values are identical: types of containers, dtypes, shapes, values."""
+    if isinstance(theirs, dict):
+        assert isinstance(ours, dict), f"{where}: {type(ours)} is not a dict"
+        assert set(ours) == set(theirs), f"{where}: keys {sorted(ours)} != {sorted(theirs)}"
+        for key in theirs:
+            assert_same(ours[key], theirs[key], f"{where}[{key!r}]")
+    elif isinstance(theirs, tuple):
+        assert isinstance(ours, tuple) and len(ours) == len(theirs), f"{where}: {ours}"
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            assert_same(a, b, f"{where}[{i}]")
+    elif isinstance(theirs, np.ndarray):
+        assert isinstance(ours, np.ndarray), f"{where}: {type(ours)} is not an array"
+        assert ours.dtype == theirs.dtype, f"{where}: dtype {ours.dtype} != {theirs.dtype}"
+        assert ours.shape == theirs.shape, f"{where}: shape {ours.shape} != {theirs.shape}"
+        if theirs.dtype == object:
+            for i, (a, b) in enumerate(zip(ours, theirs)):
+                assert_same(a, b, f"{where}[{i}]")
+        else:
+            np.testing.assert_array_equal(ours, theirs, err_msg=where)
+    else:
+        assert type(ours) is type(theirs), f"{where}: {type(ours)} != {type(theirs)}"
+        assert ours == theirs, f"{where}: {ours!r} != {theirs!r}"
+
+
+def shared_memory_entries() -> set[str]:
+    """The names in /dev/shm (empty where it does not exist)."""
+    try:
+        return set(os.listdir("/dev/shm"))
+    except FileNotFoundError:
+        return set()
+
+
+def wait_for_no_children(timeout: float = 5.0) -> list[Any]:
+    """Return the live child processes left after waiting up to ``timeout`` for them to end."""
+    deadline = time.monotonic() + timeout
+    children = multiprocessing.active_children()
+    while children and time.monotonic() < deadline:
+        time.sleep(0.05)
+        children = multiprocessing.active_children()
+    return children
