@@ -484,3 +484,22 @@ def test_make_from_env_spec_rebuilds_render_collection():
     assert repr(rebuilt) == repr(env)
     assert rebuilt.spec == env.spec
     assert rebuilt.render_mode == "rgb_array_list"
+
+
+def warning_texts(record) -> list[str]:
+    return [re.sub(r"\x1b\[\d+m", "", str(w.message)) for w in record]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "render_mode"),
+    [("CartPole-v1", "bogus"), ("CartPole-v1", "rgb_array_list"), ("CartPole", None)],
+)
+def test_make_warnings_match_gymnasium(env_id, render_mode):
+    gymnasium = pytest.importorskip("gymnasium")
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        gym.make(env_id, render_mode=render_mode).close()
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        gymnasium.make(env_id, render_mode=render_mode).close()
+    assert warning_texts(ours) == warning_texts(theirs)
