@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import palaestra as gym
 from palaestra import error
@@ -74,6 +76,29 @@ def test_parse_env_id_agrees_with_gymnasium(env_id):
         assert str(raised.value) == str(e)
     else:
         assert parse_env_id(env_id) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet="aZ09_-./:v ", max_size=14))
+def test_parse_env_id_agrees_with_gymnasium_on_any_text(env_id):
+    gymnasium_registration = pytest.importorskip("gymnasium.envs.registration")
+    try:
+        expected = gymnasium_registration.parse_env_id(env_id)
+    except Exception:
+        with pytest.raises(error.Error):
+            parse_env_id(env_id)
+    else:
+        assert parse_env_id(env_id) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    ns=st.none() | st.from_regex(r"[A-Za-z][\w-]{0,5}", fullmatch=True),
+    name=st.from_regex(r"[A-Za-z][\w.]{0,6}", fullmatch=True),
+    version=st.none() | st.integers(min_value=0, max_value=10**6),
+)
+def test_parse_env_id_inverts_get_env_id(ns, name, version):
+    assert parse_env_id(get_env_id(ns, name, version)) == (ns, name, version)
 
 
 # --- register ------------------------------------------------------------------------------
