@@ -62,8 +62,6 @@ __all__ = [
 ]
 
 _TOLERANCE = 1e-5
-# Metadata flags of array-API environments, and the wrapper that gives NumPy back.
-_TO_NUMPY_WRAPPERS = {"jax": "JaxToNumpy", "torch": "TorchToNumpy"}
 
 
 def _arrays_equivalent(data_1: np.ndarray, data_2: np.ndarray, exact: bool) -> bool:
@@ -433,12 +431,15 @@ def _require_env(env: Any) -> None:
 
 
 def _as_numpy_env(env: Env[Any, Any]) -> Env[Any, Any]:
-    """Wrap a JAX or Torch environment so that the checks see NumPy data."""
+    """Wrap a JAX or Torch environment (flagged in its metadata) so the checks see NumPy data."""
     from palaestra import wrappers
 
-    for flag, wrapper_name in _TO_NUMPY_WRAPPERS.items():
-        if env.metadata.get(flag, False):
-            return getattr(wrappers, wrapper_name)(env)
+    if env.metadata.get("jax", False):
+        return wrappers.JaxToNumpy(env)
+    if env.metadata.get("torch", False):
+        import torch
+
+        return wrappers.ArrayConversion(env, env_xp=torch, target_xp=np)
     return env
 
 

@@ -105,3 +105,26 @@ def test_data_equivalence_agrees_with_gymnasium_on_sampled_observations():
     for first in samples:
         for second in samples:
             assert data_equivalence(first, second) == gymnasium_equivalence(first, second)
+
+
+def test_a_torch_environment_is_checked_through_numpy_conversion():
+    torch = pytest.importorskip("torch")
+
+    class TorchWalk(palaestra.Env):
+        metadata = {"render_modes": [], "torch": True}
+        observation_space = palaestra.spaces.Box(-10, 10, (2,), np.float32)
+        action_space = palaestra.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            self.x = torch.tensor(self.np_random.uniform(-1, 1, 2), dtype=torch.float32)
+            return self.x.clone(), {}
+
+        def step(self, action):
+            assert isinstance(action, torch.Tensor)
+            self.x = self.x + (0.1 if int(action) else -0.1)
+            return self.x.clone(), torch.tensor(1.0), False, False, {}
+
+    outcome = run_and_record(check_env, TorchWalk(), skip_render_check=True)
+    assert outcome.error is None
+    assert outcome.warnings == []
