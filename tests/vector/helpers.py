@@ -143,3 +143,63 @@ def wait_for_no_children(timeout: float = 5.0) -> list[Any]:
         time.sleep(0.05)
         children = multiprocessing.active_children()
     return children
+
+
+class BrokenEnv(palaestra.Env):
+    """A CartPole-shaped env that fails (or hangs) on demand.
+
+    Args:
+        fail_in: ``"step"``, ``"reset"`` or ``"init"``: where to raise ``error``.
+        after: how many successful calls of ``fail_in`` come first.
+        error: the exception to raise.
+        hang_seconds: instead of raising, sleep this long in ``step``.
+    """
+
+    def __init__(
+        self,
+        fail_in: str = "step",
+        after: int = 0,
+        error: BaseException | None = None,
+        hang_seconds: float = 0.0,
+    ):
+        self.observation_space = palaestra.spaces.Box(-1, 1, shape=(2,))
+        self.action_space = palaestra.spaces.Discrete(2)
+        self.fail_in = fail_in
+        self.calls_left = after
+        self.error = error if error is not None else ValueError("boom")
+        self.hang_seconds = hang_seconds
+        if fail_in == "init":
+            raise self.error
+
+    def _maybe_fail(self, where: str) -> None:
+        if where != self.fail_in:
+            return
+        if self.calls_left > 0:
+            self.calls_left -= 1
+            return
+        if self.hang_seconds:
+            time.sleep(self.hang_seconds)
+            return
+        raise self.error
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self._maybe_fail("reset")
+        return np.zeros(2, dtype=np.float32), {}
+
+    def step(self, action: Any):
+        self._maybe_fail("step")
+        return np.zeros(2, dtype=np.float32), 1.0, False, False, {}
+
+
+class TwoArgumentError(Exception):
+    """An exception whose constructor does not take a single message."""
+
+    def __init__(self, code: int, detail: str):
+        super().__init__(code, detail)
+        self.code = code
+
+
+def healthy_env() -> BrokenEnv:
+    """A BrokenEnv that never fails."""
+    return BrokenEnv(fail_in="nowhere")
