@@ -6,6 +6,7 @@ import importlib
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,32 @@ def test_missing_command_is_a_usage_error(capsys):
 def test_parser_stores_each_command_handler():
     args = build_parser().parse_args(["run", "CartPole-v1"])
     assert args.handler is importlib.import_module("palaestra.cli.run").run
+
+
+def test_a_module_added_to_commands_becomes_a_subcommand(monkeypatch, capsys):
+    hello = types.ModuleType("palaestra.cli.hello")
+    hello.add_parser = lambda subparsers: subparsers.add_parser("hello")
+    hello.run = lambda args: print(f"hello from {args.command}") or 0
+    monkeypatch.setitem(sys.modules, "palaestra.cli.hello", hello)
+    monkeypatch.setattr("palaestra.cli.COMMANDS", (*COMMANDS, "hello"))
+    assert run_cli(capsys, "hello") == (0, "hello from hello\n", "")
+
+
+def test_an_error_from_any_command_exits_2(monkeypatch, capsys):
+    failing = types.ModuleType("palaestra.cli.failing")
+    failing.add_parser = lambda subparsers: subparsers.add_parser("failing")
+
+    def fail(args):
+        raise gym.error.DependencyNotInstalled("install palaestra[extra]")
+
+    failing.run = fail
+    monkeypatch.setitem(sys.modules, "palaestra.cli.failing", failing)
+    monkeypatch.setattr("palaestra.cli.COMMANDS", ("failing",))
+    assert run_cli(capsys, "failing") == (
+        2,
+        "",
+        "palaestra failing: error: install palaestra[extra]\n",
+    )
 
 
 # --- list -----------------------------------------------------------------------------------
