@@ -166,7 +166,9 @@ def test_close_while_a_call_is_pending_finishes_it_with_a_warning():
     envs = _envs()
     envs.reset()
     envs.step_async(ACTIONS)
-    with pytest.warns(UserWarning, match="Calling `close` while waiting for a pending call to `step`"):
+    with pytest.warns(
+        UserWarning, match="Calling `close` while waiting for a pending call to `step`"
+    ):
         envs.close()
     assert envs.closed
 
