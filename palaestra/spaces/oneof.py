@@ -9,7 +9,32 @@ import numpy as np
 
 from palaestra.spaces._checks import reject_mask_and_probability
 from palaestra.spaces._composite import check_tuple_argument, draw_subseeds
+from palaestra.spaces.dict import Dict
 from palaestra.spaces.space import Space
+from palaestra.spaces.tuple import Tuple
+
+
+def _element_to_jsonable(space: Space[Any], value: Any) -> Any:
+    """JSON data of one element, taken from the space's batch conversion of ``[value]``.
+
+    Tuple and Dict lay batches out per subspace (columns), so their single element is
+    gathered from every column; other spaces give one entry per element.
+    """
+    batch = space.to_jsonable([value])
+    if isinstance(space, Tuple):
+        return [column[0] for column in batch]
+    if isinstance(space, Dict):
+        return {key: column[0] for key, column in batch.items()}
+    return batch[0]
+
+
+def _element_from_jsonable(space: Space[Any], data: Any) -> Any:
+    """Invert :func:`_element_to_jsonable`."""
+    if isinstance(space, Tuple):
+        return space.from_jsonable([[item] for item in data])[0]
+    if isinstance(space, Dict):
+        return space.from_jsonable({key: [item] for key, item in data.items()})[0]
+    return space.from_jsonable([data])[0]
 
 
 class OneOf(Space[tuple]):
@@ -144,7 +169,7 @@ class OneOf(Space[tuple]):
             >>> OneOf((Discrete(2), Discrete(3))).to_jsonable([(np.int64(1), np.int64(2))])
             [[1, 2]]
         """
-        return [[int(i), self.spaces[i].to_jsonable([value])[0]] for i, value in sample_n]
+        return [[int(i), _element_to_jsonable(self.spaces[i], value)] for i, value in sample_n]
 
     def from_jsonable(self, sample_n: list[list[Any]]) -> list[tuple[Any, Any]]:
         """Convert ``[index, jsonable value]`` pairs back to samples.
@@ -154,7 +179,7 @@ class OneOf(Space[tuple]):
             >>> OneOf((Discrete(2), Discrete(3))).from_jsonable([[1, 2]])
             [(np.int64(1), np.int64(2))]
         """
-        return [(np.int64(i), self.spaces[i].from_jsonable([value])[0]) for i, value in sample_n]
+        return [(np.int64(i), _element_from_jsonable(self.spaces[i], data)) for i, data in sample_n]
 
     def __getitem__(self, index: int) -> Space[Any]:
         return self.spaces[index]

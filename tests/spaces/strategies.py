@@ -59,6 +59,7 @@ __all__ = [
     "probabilities_for",
     "respects_mask",
     "respects_probability",
+    "supports_flatten",
 ]
 
 
@@ -427,3 +428,20 @@ def _enumerate_nested(arg: Any, prefix: tuple[int, ...] = ()) -> Any:
             yield from _enumerate_nested(part, (*prefix, i))
     else:
         yield prefix, arg
+
+
+def supports_flatten(space: Any) -> bool:
+    """Whether :func:`~palaestra.spaces.flatten` handles ``space``.
+
+    Everything does except a OneOf with a Graph or Sequence inside, as in Gymnasium.
+    """
+    spaces_ = palaestra.spaces
+    if isinstance(space, spaces_.OneOf):
+        return space.is_np_flattenable
+    if isinstance(space, (spaces_.Tuple, spaces_.OneOf)):
+        return all(supports_flatten(sub) for sub in space.spaces)
+    if isinstance(space, spaces_.Dict):
+        return all(supports_flatten(sub) for sub in space.spaces.values())
+    if isinstance(space, spaces_.Sequence):
+        return supports_flatten(space.feature_space)
+    return True
