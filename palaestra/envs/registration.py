@@ -774,9 +774,9 @@ def _check_prior_wrappers(env_spec: EnvSpec, env: Env) -> int:
     """Count wrappers the entry point applied itself; they must match the spec's first ones."""
     assert env.spec is not None
     prior = env.spec.additional_wrappers
-    expected = env_spec.additional_wrappers[: len(prior)]
-    if len(prior) <= len(env_spec.additional_wrappers) and expected != prior:
-        for saved, recreated in zip(expected, prior):
+    # More wrappers than the spec lists: the entry point's own stack, nothing to compare with.
+    if len(prior) <= len(env_spec.additional_wrappers):
+        for saved, recreated in zip(env_spec.additional_wrappers, prior):
             if saved != recreated:
                 raise ValueError(
                     f"The environment's wrapper spec {recreated} is different from the saved "
@@ -859,17 +859,13 @@ def make(
 
     env = _instantiate(env_spec, env_creator, env_kwargs, render_wrapper)
     # The wrappers added below extend this bare spec through their own ``spec`` properties.
-    env.unwrapped.spec = EnvSpec(
-        id=env_spec.id,
-        entry_point=env_spec.entry_point,
-        reward_threshold=env_spec.reward_threshold,
-        nondeterministic=env_spec.nondeterministic,
+    env.unwrapped.spec = dataclasses.replace(
+        env_spec,
         max_episode_steps=None,
         order_enforce=False,
         disable_env_checker=True,
         kwargs=env_kwargs,
         additional_wrappers=(),
-        vector_entry_point=env_spec.vector_entry_point,
     )
     prior_wrappers = _check_prior_wrappers(env_spec, env)
     return _wrap(
