@@ -37,8 +37,8 @@ import numpy as np
 from palaestra import error, logger
 from palaestra.core import Env
 from palaestra.utils.passive_env_checker import (
-    check_action_space,
-    check_observation_space,
+    check_env_spaces,
+    check_is_env,
     check_space_limit,
     data_shares_objects,
     env_render_passive_checker,
@@ -422,14 +422,6 @@ def _snapshot_spaces(env: Env[Any, Any]) -> dict[str, Any]:
     return {name: deepcopy(getattr(env, name)) for name in ("observation_space", "action_space")}
 
 
-def _require_env(env: Any) -> None:
-    if not isinstance(env, Env):
-        raise TypeError(
-            "The environment must inherit from the palaestra.Env class, actual class: "
-            f"{type(env)}. Gymnasium environments can be wrapped with the interop adapters."
-        )
-
-
 def _as_numpy_env(env: Env[Any, Any]) -> Env[Any, Any]:
     """Wrap a JAX or Torch environment (flagged in its metadata) so the checks see NumPy data."""
     from palaestra import wrappers
@@ -444,15 +436,9 @@ def _as_numpy_env(env: Env[Any, Any]) -> Env[Any, Any]:
 
 
 def _check_spaces(env: Env[Any, Any]) -> None:
-    for space_type in ("action", "observation"):
-        if not hasattr(env, f"{space_type}_space"):
-            raise AttributeError(
-                f"The environment must specify an {space_type} space, e.g. "
-                f"`self.{space_type}_space = spaces.Box(...)` in `__init__`."
-            )
-        space = getattr(env, f"{space_type}_space")
-        (check_action_space if space_type == "action" else check_observation_space)(space)
-        check_space_limit(space, space_type)
+    check_env_spaces(env)
+    check_space_limit(env.action_space, "action")
+    check_space_limit(env.observation_space, "observation")
 
 
 def _check_reset(env: Env[Any, Any]) -> None:
@@ -526,7 +512,7 @@ def check_env(
     """
     if warn is not None:
         logger.warn("`check_env(warn=...)` parameter is now ignored.")
-    _require_env(env)
+    check_is_env(env)
     if env.unwrapped is not env:
         logger.warn(
             f"The environment ({env}) is different from the unwrapped version "

@@ -34,6 +34,8 @@ __all__ = [
     "check_action_space",
     "env_observation_space_check",
     "env_action_space_check",
+    "check_is_env",
+    "check_env_spaces",
     "check_space_limit",
     "check_obs",
     "reset_accepts",
@@ -132,6 +134,59 @@ check_action_space: Callable[[spaces.Space[Any]], None] = partial(check_space, s
 # Names used by the issue tracker and older code; the same checks.
 env_observation_space_check = check_observation_space
 env_action_space_check = check_action_space
+
+
+def check_is_env(env: Any) -> None:
+    """Check that ``env`` is a :class:`palaestra.Env`.
+
+    Args:
+        env: the object to check.
+
+    Raises:
+        TypeError: if it is not, naming its class.
+
+    Example:
+        >>> check_is_env("CartPole-v1")
+        Traceback (most recent call last):
+            ...
+        TypeError: The environment must inherit from the palaestra.Env class, ...
+    """
+    if not isinstance(env, Env):
+        raise TypeError(
+            "The environment must inherit from the palaestra.Env class, actual class: "
+            f"{type(env)}. Gymnasium environments can be wrapped with the interop adapters."
+        )
+
+
+def check_env_spaces(env: Env[Any, Any]) -> None:
+    """Check that ``env`` has an action and an observation space, and check both.
+
+    Args:
+        env: the environment.
+
+    Raises:
+        AttributeError: if a space is missing.
+        TypeError: if a space is not a :class:`~palaestra.spaces.Space`.
+
+    Example:
+        >>> from palaestra import Env, spaces
+        >>> class Blind(Env):
+        ...     action_space = spaces.Discrete(2)
+        >>> check_env_spaces(Blind())
+        Traceback (most recent call last):
+            ...
+        AttributeError: The environment must specify an observation space, ...
+    """
+    for space_type, check in (
+        ("action", check_action_space),
+        ("observation", check_observation_space),
+    ):
+        if not hasattr(env, f"{space_type}_space"):
+            raise AttributeError(
+                f"The environment must specify an {space_type} space, e.g. "
+                f"`self.{space_type}_space = spaces.Box(...)` in `__init__`."
+            )
+        check(getattr(env, f"{space_type}_space"))
 
 
 def _warn_on_unnormalised_action_box(space: spaces.Box) -> None:

@@ -23,8 +23,8 @@ from palaestra import logger
 from palaestra.core import ActType, Env, ObsType, RenderFrame, Wrapper
 from palaestra.error import ResetNeeded
 from palaestra.utils.passive_env_checker import (
-    check_action_space,
-    check_observation_space,
+    check_env_spaces,
+    check_is_env,
     env_data_reuse_passive_checker,
     env_render_passive_checker,
     env_reset_passive_checker,
@@ -188,23 +188,10 @@ class PassiveEnvChecker(Wrapper[ObsType, ActType, ObsType, ActType], RecordConst
     """
 
     def __init__(self, env: Env[ObsType, ActType]):
-        if not isinstance(env, Env):
-            raise TypeError(
-                "The environment must inherit from the palaestra.Env class, actual class: "
-                f"{type(env)}. Gymnasium environments can be wrapped with the interop adapters."
-            )
+        check_is_env(env)
         RecordConstructorArgs.__init__(self)
         Wrapper.__init__(self, env)
-        for space_type, check in (
-            ("action", check_action_space),
-            ("observation", check_observation_space),
-        ):
-            if not hasattr(env, f"{space_type}_space"):
-                raise AttributeError(
-                    f"The environment must specify an {space_type} space, e.g. "
-                    f"`self.{space_type}_space = spaces.Box(...)` in `__init__`."
-                )
-            check(getattr(env, f"{space_type}_space"))
+        check_env_spaces(env)
 
         self.checked_reset = False
         self.checked_step = False
