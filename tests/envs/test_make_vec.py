@@ -131,6 +131,16 @@ def test_kwargs_reach_every_sub_env_over_the_spec_kwargs():
     envs.close()
 
 
+def test_render_mode_reaches_sub_envs_and_is_recorded():
+    envs = gym.make_vec(
+        register_vector_counter(), num_envs=2, vectorization_mode="sync", render_mode="rgb_array"
+    )
+    assert envs.render_mode == "rgb_array"
+    assert [env.render_mode for env in envs.envs] == ["rgb_array", "rgb_array"]
+    assert envs.spec.kwargs["render_mode"] == "rgb_array"
+    envs.close()
+
+
 def test_sub_envs_get_the_standard_wrappers():
     envs = gym.make_vec(register_vector_counter(), num_envs=1, vectorization_mode="sync")
     assert repr(envs.envs[0]) == (
