@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -81,7 +81,7 @@ def _as_video_frame(frame: Any) -> np.ndarray:
 
 
 def write_mp4(
-    frames: Sequence[np.ndarray],
+    frames: Iterable[np.ndarray],
     path: str | os.PathLike[str],
     fps: float,
     show_progress: bool = False,
@@ -89,7 +89,9 @@ def write_mp4(
 ) -> str:
     """Encode ``frames`` as an h264 mp4 at ``path`` and return the path written.
 
-    Frames keep their exact size: odd sides are padded by one black pixel, never rescaled.
+    Frames are encoded as they come, so a generator can stream a long recording without
+    holding it in memory. They keep their exact size: odd sides are padded by one black
+    pixel, never rescaled.
 
     Args:
         frames: HxWx3 uint8 images, all the same size.
@@ -99,30 +101,37 @@ def write_mp4(
         writer_kwargs: passed on to ``imageio.get_writer`` (e.g. ``quality``, ``codec``).
 
     Raises:
-        ValueError: if there are no frames, a frame is not an image, or ``fps`` is not positive.
+        ValueError: if there are no frames (no file is left behind), a frame is not an image,
+            or ``fps`` is not positive.
         DependencyNotInstalled: if imageio or its ffmpeg plugin is missing.
 
     Example:
         >>> import os, tempfile
         >>> import numpy as np
-        >>> frames = [np.full((32, 48, 3), 10 * i, dtype=np.uint8) for i in range(5)]
+        >>> frames = (np.full((32, 48, 3), 10 * i, dtype=np.uint8) for i in range(5))
         >>> path = write_mp4(frames, os.path.join(tempfile.mkdtemp(), "ramp.mp4"), fps=10)
         >>> os.path.getsize(path) > 0
         True
     """
-    if len(frames) == 0:
-        raise ValueError(f"Cannot write the video {path!s}: no frames were given.")
     if not fps > 0:
         raise ValueError(f"Expected a positive number of frames per second, got fps={fps!r}.")
     imageio = _import_imageio()
     options = {"codec": "libx264", "pixelformat": "yuv420p", "macro_block_size": 1}
     options.update(writer_kwargs)
     path = os.fspath(path)
-    with imageio.get_writer(path, format="FFMPEG", mode="I", fps=fps, **options) as writer:
+    count = 0
+    writer = imageio.get_writer(path, format="FFMPEG", mode="I", fps=fps, **options)
+    try:
         for frame in frames:
             writer.append_data(_as_video_frame(frame))
+            count += 1
+    finally:
+        writer.close()
+    if count == 0:
+        # imageio starts ffmpeg on the first frame, so an empty video leaves no file behind.
+        raise ValueError(f"Cannot write the video {path}: no frames were given.")
     if show_progress:
-        print(f"Wrote {len(frames)} frames to {path}")
+        print(f"Wrote {count} frames to {path}")
     return path
 
 

@@ -78,6 +78,15 @@ class TestWriteMp4:
         with pytest.raises(ValueError, match="no frames were given"):
             write_mp4([], tmp_path / "a.mp4", fps=5)
 
+    def test_no_frames_leave_no_file(self, tmp_path):
+        with pytest.raises(ValueError):
+            write_mp4(iter([]), tmp_path / "a.mp4", fps=5)
+        assert os.listdir(tmp_path) == []
+
+    def test_frames_can_be_streamed_from_a_generator(self, tmp_path):
+        path = write_mp4((frame for frame in episode_frames(3)), tmp_path / "a.mp4", fps=5)
+        assert frame_brightness(read_video(path)) == [0, 1, 2]
+
     def test_non_positive_fps_is_an_error(self, tmp_path):
         with pytest.raises(ValueError, match="fps=0"):
             write_mp4(episode_frames(1), tmp_path / "a.mp4", fps=0)
