@@ -110,10 +110,12 @@ class RecordEpisodeStatistics(VectorWrapper[ObsType, ActType, ObsType, ActType, 
             TypeError: if ``options["reset_mask"]`` is not a boolean numpy array.
             ValueError: if it has the wrong shape or no True entry.
         """
-        obs, info = super().reset(seed=seed, options=options)
-        if options is not None and "reset_mask" in options:
-            reset_mask = options.pop("reset_mask")
+        # Read the mask first: the inner vector env may consume it from ``options``.
+        reset_mask = None if options is None else options.get("reset_mask")
+        if reset_mask is not None:
             _check_reset_mask(reset_mask, self.num_envs)
+        obs, info = super().reset(seed=seed, options=options)
+        if reset_mask is not None:
             self.episode_start_times[reset_mask] = time.perf_counter()
             self.episode_returns[reset_mask] = 0
             self.episode_lengths[reset_mask] = 0
@@ -150,7 +152,8 @@ class RecordEpisodeStatistics(VectorWrapper[ObsType, ActType, ObsType, ActType, 
             "l": np.where(dones, self.episode_lengths, 0),
             "t": np.where(dones, elapsed, 0.0),
         }
-        infos[f"_{self._stats_key}"] = dones
+        # A copy, so that a later partial reset does not rewrite the mask handed out here.
+        infos[f"_{self._stats_key}"] = dones.copy()
         self.episode_count += np.sum(dones)
         finished = np.where(dones)
         self.time_queue.extend(elapsed[finished])

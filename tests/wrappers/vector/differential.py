@@ -103,15 +103,21 @@ def rollout(env: Any, actions: Iterable[Any], seed: int = 42) -> list[Any]:
     return trace
 
 
-def vector_rollout(envs: Any, actions: Iterable[Any], mode: str, seed: int = 42) -> list[Any]:
-    """Like :func:`rollout` for vector envs; in ``DISABLED`` mode, reset finished sub-envs."""
+def vector_rollout(
+    envs: Any, actions: Iterable[Any], mode: str, seed: int = 42, reset_all: bool = False
+) -> list[Any]:
+    """Like :func:`rollout` for vector envs; in ``DISABLED`` mode, reset finished sub-envs.
+
+    With ``reset_all``, every sub-env is reset (by a full mask) as soon as any one finishes.
+    """
     trace: list[Any] = [envs.reset(seed=seed)]
     for action in actions:
         step = envs.step(copy.deepcopy(action))
         trace.append(step)
         dones = np.logical_or(np.asarray(step[2]), np.asarray(step[3]))
         if mode == "DISABLED" and dones.any():
-            trace.append(envs.reset(options={"reset_mask": dones}))
+            mask = np.ones_like(dones) if reset_all else dones
+            trace.append(envs.reset(options={"reset_mask": mask}))
     return trace
 
 

@@ -1,0 +1,149 @@
+"""Batched observation/action/reward wrappers: identical to Gymnasium 1.4 in every autoreset mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import palaestra
+from palaestra import spaces
+from palaestra.wrappers import vector as vector_wrappers
+from tests.wrappers.vector.differential import (
+    AUTORESET_MODES,
+    assert_same,
+    assert_same_error,
+    assert_same_space,
+    gymnasium_module,
+    make_vec_pair,
+    sample_actions,
+    vector_rollout,
+)
+
+NUM_ENVS = 3
+
+CASES = [
+    ("CartPole-v1", "FlattenObservation", {}),
+    ("CartPole-v1", "ReshapeObservation", {"shape": (2, 2)}),
+    ("Pendulum-v1", "RescaleObservation", {"min_obs": -1.0, "max_obs": 1.0}),
+    ("CartPole-v1", "DtypeObservation", {"dtype": np.float64}),
+    ("Acrobot-v1", "DtypeObservation", {"dtype": np.float32}),
+    ("CartPole-v1", "NormalizeObservation", {}),
+    ("Pendulum-v1", "ClipAction", {}),
+    ("MountainCarContinuous-v0", "RescaleAction", {"min_action": 0.0, "max_action": 1.0}),
+    ("CartPole-v1", "ClipReward", {"min_reward": 0.2, "max_reward": 0.8}),
+    ("Pendulum-v1", "ClipReward", {"min_reward": -4.0}),
+    ("CartPole-v1", "NormalizeReward", {}),
+    ("MountainCar-v0", "NormalizeReward", {"gamma": 0.9}),
+    ("CartPole-v1", "DictInfoToList", {}),
+]
+
+
+def build_pair(env_id, wrapper_name, kwargs, mode):
+    gym = gymnasium_module()
+    ours_envs, theirs_envs = make_vec_pair(env_id, NUM_ENVS, mode, max_episode_steps=20)
+    theirs_wrapper = getattr(gym.wrappers.vector, wrapper_name)
+    ours_wrapper = getattr(vector_wrappers, wrapper_name)
+    return lambda: ours_wrapper(ours_envs, **kwargs), lambda: theirs_wrapper(theirs_envs, **kwargs)
+
+
+def wide_actions(envs):
+    """Seeded actions; continuous ones reach outside the bounds to exercise clipping."""
+    space = envs.action_space
+    if isinstance(space, spaces.Box) and np.all(np.isfinite(space.low)):
+        space = spaces.Box(space.low * 2, space.high * 2, space.shape, space.dtype)
+    return sample_actions(space, 70)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("mode", AUTORESET_MODES)
+@pytest.mark.parametrize(("env_id", "wrapper_name", "kwargs"), CASES)
+def test_vector_wrapper_matches_gymnasium_in_every_autoreset_mode(
+    env_id, wrapper_name, kwargs, mode
+):
+    build_ours, build_theirs = build_pair(env_id, wrapper_name, kwargs, mode)
+    try:
+        theirs = build_theirs()
+    except Exception:
+        assert_same_error(build_ours, build_theirs)
+        return
+    ours = build_ours()
+    assert repr(ours) == repr(theirs)
+    assert_same_space(ours.observation_space, theirs.observation_space)
+    assert_same_space(ours.single_observation_space, theirs.single_observation_space)
+    assert_same_space(ours.action_space, theirs.action_space)
+    assert_same_space(ours.single_action_space, theirs.single_action_space)
+    actions = wide_actions(ours)
+    assert_same(vector_rollout(ours, actions, mode), vector_rollout(theirs, actions, mode))
+
+
+@pytest.mark.parametrize("mode", AUTORESET_MODES)
+def test_transform_observation_batch_function_matches_gymnasium(mode):
+    gym = gymnasium_module()
+    ours_envs, theirs_envs = make_vec_pair("CartPole-v1", NUM_ENVS, mode)
+
+    def build_ours():
+        return vector_wrappers.TransformObservation(
+            ours_envs, lambda obs: obs[:, :2], single_observation_space=spaces.Box(-5, 5, (2,))
+        )
+
+    def build_theirs():
+        return gym.wrappers.vector.TransformObservation(
+            theirs_envs,
+            lambda obs: obs[:, :2],
+            single_observation_space=gym.spaces.Box(-5, 5, (2,)),
+        )
+
+    if mode == "SAME_STEP":
+        assert_same_error(build_ours, build_theirs)
+        return
+    ours, theirs = build_ours(), build_theirs()
+    assert_same_space(ours.observation_space, theirs.observation_space)
+    actions = sample_actions(ours.action_space, 40)
+    assert_same(vector_rollout(ours, actions, mode), vector_rollout(theirs, actions, mode))
+
+
+@pytest.mark.parametrize("mode", AUTORESET_MODES)
+def test_transform_action_and_reward_batch_functions_match_gymnasium(mode):
+    gym = gymnasium_module()
+    ours_envs, theirs_envs = make_vec_pair("CartPole-v1", NUM_ENVS, mode)
+    ours = vector_wrappers.TransformReward(
+        vector_wrappers.TransformAction(ours_envs, lambda actions: 1 - actions), lambda r: r * 2
+    )
+    theirs = gym.wrappers.vector.TransformReward(
+        gym.wrappers.vector.TransformAction(theirs_envs, lambda actions: 1 - actions),
+        lambda r: r * 2,
+    )
+    actions = sample_actions(ours.action_space, 40)
+    assert_same(vector_rollout(ours, actions, mode), vector_rollout(theirs, actions, mode))
+
+
+def test_vectorize_transform_observation_accepts_discretize_observation():
+    envs = palaestra.make_vec("MountainCar-v0", num_envs=2, vectorization_mode="sync")
+    envs = vector_wrappers.VectorizeTransformObservation(
+        envs, palaestra.wrappers.DiscretizeObservation, bins=4
+    )
+    assert envs.observation_space == spaces.MultiDiscrete([16, 16])
+    observations, _ = envs.reset(seed=0)
+    assert observations.shape == (2,)
+    assert observations in envs.observation_space
+
+
+def test_vectorize_transform_action_accepts_discretize_action():
+    envs = palaestra.make_vec("Pendulum-v1", num_envs=2, vectorization_mode="sync")
+    envs = vector_wrappers.VectorizeTransformAction(
+        envs, palaestra.wrappers.DiscretizeAction, bins=3
+    )
+    envs.reset(seed=0)
+    np.testing.assert_allclose(envs.actions(np.array([0, 2])), [[-4 / 3], [4 / 3]], rtol=1e-6)
+
+
+def test_observation_wrappers_refuse_same_step_envs():
+    # As in Gymnasium: the batched final_obs of SAME_STEP would escape the transformation.
+    envs = palaestra.make_vec(
+        "Pendulum-v1",
+        num_envs=2,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": palaestra.vector.AutoresetMode.SAME_STEP},
+    )
+    with pytest.raises(ValueError, match="SAME_STEP"):
+        vector_wrappers.RescaleObservation(envs, -1.0, 1.0)
