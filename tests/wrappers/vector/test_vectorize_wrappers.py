@@ -1,4 +1,4 @@
-"""Batched observation/action/reward wrappers: identical to Gymnasium 1.4 in every autoreset mode."""
+"""Batched observation, action and reward wrappers: as Gymnasium 1.4 in every autoreset mode."""
 
 from __future__ import annotations
 
