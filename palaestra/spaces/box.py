@@ -132,11 +132,10 @@ def _cast_bound(
         )
     if np.any(np.isnan(value)):
         raise ValueError(f"No {side.name} value can be equal to `np.nan`, {side.name}={value}")
-    is_finite = ~side.is_infinite(value)
     infinite = side.is_infinite(value)
+    is_finite = ~infinite
     if np.any(infinite):
-        value = value.copy()
-        value[infinite] = _replace_infinity(value[infinite], side, dtype, limit)
+        replacement = _replace_infinity(value[infinite], side, dtype, limit)
     elif value.dtype != dtype and np.any(side.beyond(value, limit)):
         raise ValueError(
             f"Box {side.name} is out of bounds of the dtype range, {side.name}={value}, "
@@ -148,7 +147,12 @@ def _cast_bound(
             f"Box {side.name}'s precision lowered by casting to {dtype}, "
             f"current {side.name}.dtype={value.dtype}"
         )
-    return value.astype(dtype), is_finite
+    if not np.any(infinite) or dtype.kind == "f":
+        return value.astype(dtype), is_finite
+    # Write the integer extreme after casting: int64's extremes do not survive a float round trip.
+    bound = np.where(infinite, 0, value).astype(dtype)
+    bound[infinite] = replacement
+    return bound, is_finite
 
 
 def _replace_infinity(value: Any, side: _BoundSide, dtype: np.dtype, limit: float) -> Any:

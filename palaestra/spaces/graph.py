@@ -13,6 +13,9 @@ from palaestra import logger
 from palaestra.spaces._checks import reject_mask_and_probability, require
 from palaestra.spaces.space import Space
 
+# What unpacking a value that is not a batch of the node/edge space can raise.
+_NOT_A_BATCH = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+
 
 def _vector_utils() -> Any:
     # Imported on use: the batching helpers themselves import this package.
@@ -190,14 +193,20 @@ class Graph(Space[GraphInstance]):
         if not isinstance(x, GraphInstance) or x.nodes is None:
             return False
         utils = _vector_utils()
-        nodes = list(utils.iterate(self.batch_node_space, x.nodes))
+        try:
+            nodes = list(utils.iterate(self.batch_node_space, x.nodes))
+        except _NOT_A_BATCH:
+            return False
         if not all(node in self.node_space for node in nodes):
             return False
         if x.edges is None or x.edge_links is None:
             return x.edges is None and x.edge_links is None
         if self.edge_space is None or not isinstance(x.edge_links, np.ndarray):
             return False
-        edges = list(utils.iterate(self.batch_edge_space, x.edges))
+        try:
+            edges = list(utils.iterate(self.batch_edge_space, x.edges))
+        except _NOT_A_BATCH:
+            return False
         return bool(
             all(edge in self.edge_space for edge in edges)
             and np.issubdtype(x.edge_links.dtype, np.integer)

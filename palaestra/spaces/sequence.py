@@ -10,6 +10,9 @@ import numpy as np
 from palaestra.spaces._checks import reject_mask_and_probability, require
 from palaestra.spaces.space import Space
 
+# What unpacking a value that is not a batch of the feature space can raise.
+_NOT_A_BATCH = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+
 
 def _vector_utils() -> Any:
     # Imported on use: the batching helpers themselves import this package.
@@ -192,7 +195,10 @@ class Sequence(Space[Any]):
             (False, False)
         """
         if self.stack:
-            items = _vector_utils().iterate(self.stacked_feature_space, x)
+            try:
+                items = list(_vector_utils().iterate(self.stacked_feature_space, x))
+            except _NOT_A_BATCH:
+                return False
             return all(item in self.feature_space for item in items)
         return isinstance(x, tuple) and all(self.feature_space.contains(item) for item in x)
 

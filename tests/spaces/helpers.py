@@ -27,3 +27,17 @@ def assert_samples_equal(left: Any, right: Any) -> None:
         np.testing.assert_array_equal(left, right)
     else:
         assert type(left) is type(right) and left == right, (left, right)
+
+
+def with_graph_type(value: Any, graph_type: type) -> Any:
+    """Rebuild ``value`` with every graph instance converted to ``graph_type``.
+
+    Each library only accepts its own ``GraphInstance`` class in ``Graph.contains``.
+    """
+    if hasattr(value, "_fields"):
+        return graph_type(*value)
+    if isinstance(value, tuple):
+        return tuple(with_graph_type(item, graph_type) for item in value)
+    if isinstance(value, dict):
+        return {key: with_graph_type(item, graph_type) for key, item in value.items()}
+    return value
