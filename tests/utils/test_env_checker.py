@@ -42,6 +42,21 @@ def test_check_env_on_cartpole_warns_exactly_as_gymnasium(cartpole_id):
     assert ours.warnings == theirs.warnings
 
 
+@pytest.mark.parametrize(
+    "env_id", ["MountainCar-v0", "MountainCarContinuous-v0", "Pendulum-v1", "Acrobot-v1"]
+)
+def test_check_env_passes_every_classic_control_env_as_gymnasium_does(env_id):
+    gymnasium = pytest.importorskip("gymnasium")
+    from gymnasium.utils.env_checker import check_env as gymnasium_check_env
+
+    module = palaestra.spec(env_id).entry_point.split(":")[0]
+    pytest.importorskip(module)
+    ours = run_and_record(check_env, palaestra.make(env_id).unwrapped)
+    theirs = run_and_record(gymnasium_check_env, gymnasium.make(env_id).unwrapped)
+    assert ours.error is None, ours.error
+    assert ours.warnings == theirs.warnings
+
+
 def test_check_env_warns_when_given_a_wrapped_env(cartpole_id):
     env = palaestra.make(cartpole_id)
     outcome = run_and_record(check_env, env, skip_render_check=True)
