@@ -167,6 +167,11 @@ def check_reset_seed_determinism(env: Env[Any, Any]) -> None:
         palaestra.error.Error: if ``reset`` takes neither ``seed`` nor ``**kwargs``.
         AssertionError: if seeding is not reproducible, or ``reset`` raises ``TypeError``
             despite accepting ``seed``.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1").unwrapped
+        >>> check_reset_seed_determinism(env)
     """
     if not reset_accepts(env, "seed"):
         raise error.Error(
@@ -222,6 +227,11 @@ def check_reset_options(env: Env[Any, Any]) -> None:
     Raises:
         palaestra.error.Error: if ``reset`` takes neither ``options`` nor ``**kwargs``.
         AssertionError: if ``reset(options={})`` raises ``TypeError`` despite the signature.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1").unwrapped
+        >>> check_reset_options(env)
     """
     if not reset_accepts(env, "options"):
         raise error.Error(
@@ -242,6 +252,11 @@ def check_reset_return_info_deprecation(env: Env[Any, Any]) -> None:
 
     Args:
         env: the environment.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1").unwrapped
+        >>> check_reset_return_info_deprecation(env)
     """
     if "return_info" in inspect.signature(env.reset).parameters:
         logger.warn(
@@ -256,6 +271,11 @@ def check_seed_deprecation(env: Env[Any, Any]) -> None:
 
     Args:
         env: the environment.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1").unwrapped
+        >>> check_seed_deprecation(env)
     """
     if callable(getattr(env, "seed", None)):
         logger.warn(
@@ -272,6 +292,11 @@ def check_reset_return_type(env: Env[Any, Any]) -> None:
 
     Raises:
         AssertionError: at the first of these that fails.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1").unwrapped
+        >>> check_reset_return_type(env)
     """
     result = env.reset()
     assert isinstance(result, tuple), (
@@ -313,6 +338,11 @@ def check_step_determinism(env: Env[Any, Any], seed: int = 123) -> None:
     Raises:
         AssertionError: if the two transitions differ, the generator is left in a different
             state, or the env truncates after one step.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1").unwrapped
+        >>> check_step_determinism(env, seed=7)
     """
     if env.spec is not None and env.spec.nondeterministic is True:
         return
@@ -357,6 +387,11 @@ def check_returned_data_not_reused(env: Env[Any, Any], seed: int = 123) -> None:
 
     Raises:
         AssertionError: naming the two calls whose data share an object.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1").unwrapped
+        >>> check_returned_data_not_reused(env)
     """
     env.action_space.seed(seed)
     calls = [("env.reset() (call 1)", env.reset(seed=seed))]

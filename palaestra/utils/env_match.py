@@ -119,6 +119,14 @@ def check_environments_match(
     Raises:
         ValueError: if ``info_comparison`` is not one of the above.
         AssertionError: at the first difference, naming the step.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env_a, env_b = gym.make("CartPole-v1"), gym.make("CartPole-v1", max_episode_steps=5)
+        >>> check_environments_match(env_a, env_b, num_steps=10)
+        Traceback (most recent call last):
+            ...
+        AssertionError: stepping (step = 4) truncated is not equivalent, ...
     """
     if info_comparison not in INFO_COMPARISONS:
         raise ValueError(

@@ -51,6 +51,11 @@ def benchmark_step(env: Env, target_duration: float = 5, seed: int | None = None
 
     Returns:
         Steps per second.
+
+    Example:
+        >>> import palaestra as gym
+        >>> benchmark_step(gym.make("CartPole-v1"), target_duration=0.01, seed=0) > 0
+        True
     """
     env.reset(seed=seed)
     env.action_space.seed(seed)
@@ -78,6 +83,12 @@ def benchmark_vector_step(env: Any, target_duration: float = 5, seed: int | None
 
     Returns:
         Sub-environment steps per second.
+
+    Example:
+        >>> import palaestra as gym
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> benchmark_vector_step(envs, target_duration=0.01, seed=0) > 0
+        True
     """
     from palaestra.vector import AutoresetMode
 
@@ -115,6 +126,11 @@ def benchmark_init(
 
     Returns:
         Constructions (with their first reset) per second.
+
+    Example:
+        >>> import palaestra as gym
+        >>> benchmark_init(lambda: gym.make("CartPole-v1"), target_duration=0.01) > 0
+        True
     """
 
     def one_init() -> int:
@@ -135,6 +151,13 @@ def benchmark_render(env: Env, target_duration: float = 5) -> float:
 
     Returns:
         Renders per second.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
+        >>> _ = env.reset(seed=0)
+        >>> benchmark_render(env, target_duration=0.01) > 0
+        True
     """
 
     def one_render() -> int:
