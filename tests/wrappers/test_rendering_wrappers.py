@@ -205,3 +205,25 @@ class TestAddRenderObservation:
             results.append(obs)
         np.testing.assert_array_equal(results[0]["state"], results[1]["state"])
         assert results[0]["pixels"].shape == results[1]["pixels"].shape
+
+
+SPEC_CASES = {
+    "AddWhiteNoise": dict(probability_of_noise_per_pixel=0.2, is_noise_grayscale=True),
+    "ObstructView": dict(obstructed_pixels_ratio=0.3, obstruction_width=4),
+    "AddRenderObservation": dict(render_only=False, render_key="image"),
+    "RenderCollection": dict(pop_frames=False),
+    "HumanRendering": {},
+}
+
+
+@pytest.mark.parametrize("name", SPEC_CASES)
+def test_make_from_spec_rebuilds_the_wrapper(name):
+    from palaestra import wrappers
+
+    env = getattr(wrappers, name)(
+        gym.make("CartPole-v1", render_mode="rgb_array"), **SPEC_CASES[name]
+    )
+    rebuilt = gym.make(env.spec)
+    assert type(rebuilt) is type(env)
+    assert rebuilt.spec.additional_wrappers == env.spec.additional_wrappers
+    rebuilt.close()
