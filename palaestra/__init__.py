@@ -10,6 +10,15 @@ Example:
     (4,)
 """
 
+from palaestra import (
+    envs,  # registers the built-in environments
+    error,
+    logger,
+    spaces,
+    utils,
+    vector,
+    wrappers,
+)
 from palaestra.core import (
     ActionWrapper,
     Env,
@@ -17,7 +26,6 @@ from palaestra.core import (
     RewardWrapper,
     Wrapper,
 )
-from palaestra.spaces.space import Space
 from palaestra.envs.registration import (
     VectorizeMode,
     make,
@@ -28,8 +36,7 @@ from palaestra.envs.registration import (
     registry,
     spec,
 )
-from palaestra import error, logger, spaces, utils, vector, wrappers
-from palaestra import envs  # registers the built-in environments
+from palaestra.spaces.space import Space
 
 __version__ = "0.1.0"
 

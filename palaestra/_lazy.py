@@ -21,9 +21,11 @@ def lazy_attributes(
         ``(__getattr__, __dir__)`` to assign at module level.
 
     Example:
-        >>> getattr_, dir_ = lazy_attributes("palaestra.utils", {"colorize": "colorize"})
-        >>> getattr_("colorize").__name__
-        'colorize'
+        >>> getattr_, dir_ = lazy_attributes("palaestra.utils", {"EzPickle": "ezpickle"})
+        >>> getattr_("EzPickle").__name__
+        'EzPickle'
+        >>> dir_()
+        ['EzPickle']
     """
 
     def __getattr__(name: str) -> Any:

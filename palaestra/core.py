@@ -18,9 +18,9 @@ Example:
     ...         return self.face, reward, True, False, {}
     >>> env = Coin()
     >>> env.reset(seed=1)
-    (1, {})
-    >>> env.step(1)
-    (1, 1.0, True, False, {})
+    (0, {})
+    >>> env.step(0)
+    (0, 1.0, True, False, {})
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ class Env(Generic[ObsType, ActType]):
 
     @property
     def np_random_seed(self) -> int:
-        """The seed of :attr:`np_random`: the entropy it was built from, or -1 if it was set directly."""
+        """The seed of :attr:`np_random`: its entropy, or -1 if the generator was set directly."""
         if self._np_random_seed is None:
             self._np_random, self._np_random_seed = seeding.np_random()
         return self._np_random_seed
@@ -283,7 +283,7 @@ class Wrapper(
 
     @classmethod
     def wrapper_spec(cls, **kwargs: Any) -> WrapperSpec:
-        """A :class:`~palaestra.envs.registration.WrapperSpec` naming this wrapper class.
+        """Describe this wrapper class as a :class:`~palaestra.envs.registration.WrapperSpec`.
 
         Args:
             kwargs: ``kwargs=`` the constructor arguments to record (``None`` if unknown).
@@ -342,12 +342,12 @@ class Wrapper(
 
     @classmethod
     def class_name(cls) -> str:
-        """The wrapper's class name."""
+        """Return the wrapper's class name."""
         return cls.__name__
 
     @property
     def action_space(self) -> spaces.Space[ActType] | spaces.Space[WrapperActType]:  # type: ignore[override]
-        """This wrapper's action space, or the inner env's if it has not replaced it."""
+        """Return the wrapper's action space, or the inner env's if it has not replaced it."""
         if self._action_space is None:
             return self.env.action_space
         return self._action_space
@@ -358,7 +358,7 @@ class Wrapper(
 
     @property
     def observation_space(self) -> spaces.Space[ObsType] | spaces.Space[WrapperObsType]:  # type: ignore[override]
-        """This wrapper's observation space, or the inner env's if it has not replaced it."""
+        """Return the wrapper's observation space, or the inner env's if it has not replaced it."""
         if self._observation_space is None:
             return self.env.observation_space
         return self._observation_space
@@ -369,7 +369,7 @@ class Wrapper(
 
     @property
     def metadata(self) -> dict[str, Any]:  # type: ignore[override]
-        """This wrapper's metadata, or the inner env's if it has not replaced it."""
+        """Return the wrapper's metadata, or the inner env's if it has not replaced it."""
         if self._metadata is None:
             return self.env.metadata
         return self._metadata

@@ -16,7 +16,7 @@ _COLOR_CODES = {
 
 
 def colorize(string: str, color: str, bold: bool = False, highlight: bool = False) -> str:
-    """Wrap ``string`` in ANSI escape codes so a terminal shows it coloured.
+    r"""Wrap ``string`` in ANSI escape codes so a terminal shows it coloured.
 
     Args:
         string: the text to colour.
@@ -29,7 +29,7 @@ def colorize(string: str, color: str, bold: bool = False, highlight: bool = Fals
 
     Example:
         >>> colorize("ok", "green")
-        '\\x1b[32mok\\x1b[0m'
+        '\x1b[32mok\x1b[0m'
     """
     code = _COLOR_CODES[color] + (10 if highlight else 0)
     attributes = [str(code)] + (["1"] if bold else [])

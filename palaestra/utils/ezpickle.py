@@ -13,12 +13,12 @@ class EzPickle:
     for environments that own windows, simulators or other state that cannot be pickled.
 
     Example:
-        >>> import pickle
+        >>> import copy
         >>> class Thing(EzPickle):
         ...     def __init__(self, size):
         ...         EzPickle.__init__(self, size)
         ...         self.size = size
-        >>> pickle.loads(pickle.dumps(Thing(3))).size
+        >>> copy.copy(Thing(3)).size
         3
     """
 
