@@ -92,7 +92,8 @@ def array_conversion(value: Any, xp: ModuleType, device: Device | None = None) -
     """Convert ``value`` (arrays, numbers, and dicts/tuples/lists of them) into library ``xp``.
 
     Containers keep their type (namedtuples included) and are converted element-wise;
-    strings and ``None`` pass through unchanged.
+    numpy object arrays stay object arrays of converted elements; strings and ``None`` pass
+    through unchanged.
 
     Args:
         value: the value to convert.
@@ -135,6 +136,13 @@ def _convert_mapping(
 
 @array_conversion.register(Iterable)
 def _convert_iterable(value: Iterable[Any], xp: ModuleType, device: Device | None = None) -> Any:
+    # Object arrays (such as ``final_obs`` of a vector env) cannot cross DLPack; their
+    # elements are converted one by one into an object array of the same shape.
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        converted_elements = np.empty(value.shape, dtype=object)
+        for index in np.ndindex(value.shape):
+            converted_elements[index] = array_conversion(value[index], xp, device)
+        return converted_elements
     # Arrays are iterable too, and there is no common base class to dispatch on.
     if is_array_api_obj(value):
         return convert_array(value, xp, device)
