@@ -98,3 +98,20 @@ def check_probability_values(probability: np.ndarray, must_sum_to_one: bool = Tr
             f"The sum of the sample probability should be equal to 1, "
             f"actual sum: {np.sum(probability)}",
         )
+
+
+def as_array_or_none(value: Any) -> np.ndarray | None:
+    """Convert ``value`` to a numpy array, or return ``None`` if it has no array form.
+
+    Membership tests use this so that ragged or odd input is simply not a member.
+
+    Example:
+        >>> as_array_or_none([1, 2])
+        array([1, 2])
+        >>> as_array_or_none([1, [2, 3]]) is None
+        True
+    """
+    try:
+        return np.array(value)
+    except (ValueError, TypeError):
+        return None

@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from palaestra.spaces._checks import (
+    as_array_or_none,
     check_array,
     check_probability_values,
     reject_mask_and_probability,
@@ -105,7 +106,7 @@ class MultiBinary(Space[npt.NDArray[np.int8]]):
             (True, False)
         """
         if isinstance(x, Sequence):
-            x = np.array(x)
+            x = as_array_or_none(x)
         return bool(
             isinstance(x, np.ndarray) and self.shape == x.shape and np.all((x == 0) | (x == 1))
         )

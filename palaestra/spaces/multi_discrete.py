@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 from palaestra import logger
 from palaestra.spaces._checks import (
+    as_array_or_none,
     check_binary_mask,
     check_probability_values,
     reject_mask_and_probability,
@@ -160,7 +161,7 @@ class MultiDiscrete(Space[npt.NDArray[np.integer]]):
             (True, False)
         """
         if isinstance(x, Sequence):
-            x = np.array(x)
+            x = as_array_or_none(x)
         return bool(
             isinstance(x, np.ndarray)
             and x.shape == self.shape

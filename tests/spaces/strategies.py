@@ -26,16 +26,19 @@ Example::
 
 from __future__ import annotations
 
+import os
 import string
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import palaestra.spaces
 
 __all__ = [
+    "space_test_settings",
     "SpaceRecipe",
     "seeds",
     "box_recipes",
@@ -61,6 +64,18 @@ __all__ = [
     "respects_probability",
     "supports_flatten",
 ]
+
+
+def space_test_settings(max_examples: int = 40) -> settings:
+    """Hypothesis settings for space tests: few examples, no deadline.
+
+    The ``SPACES_MAX_EXAMPLES`` environment variable raises the count for a long soak run.
+    """
+    return settings(
+        max_examples=int(os.environ.get("SPACES_MAX_EXAMPLES", max_examples)),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import palaestra.spaces
@@ -24,6 +24,7 @@ from tests.spaces.strategies import (
     probabilities_for,
     seeds,
     space_recipes,
+    space_test_settings,
     supports_flatten,
 )
 
@@ -31,9 +32,7 @@ gymnasium = pytest.importorskip("gymnasium")
 gym_spaces = gymnasium.spaces
 gym_utils = gymnasium.spaces.utils
 
-parity_settings = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+parity_settings = space_test_settings()
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -6,7 +6,7 @@ import copy
 import json
 import pickle
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from palaestra.spaces import flatdim, flatten, flatten_space, unflatten
@@ -18,13 +18,12 @@ from tests.spaces.strategies import (
     respects_mask,
     respects_probability,
     seeds,
+    space_test_settings,
     spaces,
     supports_flatten,
 )
 
-property_settings = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+property_settings = space_test_settings()
 
 
 @property_settings
