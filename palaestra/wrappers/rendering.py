@@ -317,7 +317,8 @@ class RecordVideo(
         video_folder: where videos are written; created if missing.
         episode_trigger: episode index -> whether to start recording.
         step_trigger: step index -> whether to start recording.
-        video_length: frames per video; 0 for whole episodes.
+        video_length: a video ends once it holds more than this many frames (so it has
+            ``video_length + 1``, as in Gymnasium); 0 for whole episodes.
         name_prefix: the start of every file name.
         fps: frame rate of the videos; ``env.metadata["render_fps"]`` (else 30) if ``None``.
         disable_logger: if ``False``, print a line for every video written.

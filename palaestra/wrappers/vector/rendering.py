@@ -246,7 +246,8 @@ class RecordVideo(_VideoRecorder, VectorWrapper, RecordConstructorArgs):
         record_first_only: film only sub-env 0.
         episode_trigger: episode index -> whether to start recording.
         step_trigger: step index -> whether to start recording.
-        video_length: frames per video; 0 for whole episodes.
+        video_length: a video ends once it holds more than this many frames (so it has
+            ``video_length + 1``, as in Gymnasium); 0 for whole episodes.
         name_prefix: the start of every file name.
         fps: frame rate of the videos; ``env.metadata["render_fps"]`` (else 30) if ``None``.
         disable_logger: if ``False``, print a line for every video written.
@@ -378,11 +379,9 @@ class RecordVideo(_VideoRecorder, VectorWrapper, RecordConstructorArgs):
     def step(self, actions: ActType) -> tuple[ObsType, Any, Any, Any, dict[str, Any]]:
         """Step the sub-envs and add the tiled frame to the video in progress."""
         obs, rewards, terminations, truncations, info = self.env.step(actions)
-        self.step_id += 1
         if self._episode_started_by_autoreset(terminations, truncations):
             self._new_episode()
-        if self.step_trigger and self.step_trigger(self.step_id):
-            self.start_recording(f"{self.name_prefix}-step-{self.step_id}")
+        self._new_step()
         if self.recording:
             self._capture_frame()
             self._stop_if_long_enough()
