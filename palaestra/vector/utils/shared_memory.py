@@ -44,6 +44,7 @@ from palaestra.spaces import (
     Text,
     Tuple,
 )
+from palaestra.vector.utils.space_utils import batch_space, iterate
 
 __all__ = ["create_shared_memory", "read_from_shared_memory", "write_to_shared_memory"]
 
@@ -199,8 +200,9 @@ def _read_texts(space: Text, shared_memory: Any, n: int = 1) -> tuple[str, ...]:
 @read_from_shared_memory.register(OneOf)
 def _read_one_ofs(space: OneOf, shared_memory: tuple[Any, ...], n: int = 1) -> tuple:
     chosen = _flat_view(shared_memory[0], np.dtype(np.int64))
+    # Split each subspace's batch into per-env items (nested Dict/Tuple batches included).
     per_subspace = [
-        read_from_shared_memory(sub, memory, n=n)
+        list(iterate(batch_space(sub, n), read_from_shared_memory(sub, memory, n=n)))
         for sub, memory in zip(space.spaces, shared_memory[1:], strict=True)
     ]
     return tuple((which, per_subspace[which][env]) for env, which in enumerate(chosen))
