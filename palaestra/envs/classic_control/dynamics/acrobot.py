@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.dynamics._arrays import stack_components
+from palaestra.envs.classic_control.dynamics._arrays import clip, select, stack_components
 
 __all__ = [
     "AcrobotParams",
@@ -161,15 +161,20 @@ def acrobot_derivatives(state: np.ndarray, torque: Any, params: AcrobotParams) -
 def wrap_angle(angle: Any, low: float = -math.pi, high: float = math.pi) -> Any:
     """Shift angles by whole turns ``high - low`` until they lie in ``[low, high]``.
 
+    Args:
+        angle: a numpy scalar or array.
+        low: the lower end of the range.
+        high: the upper end of the range.
+
     Example:
-        >>> round(float(wrap_angle(4.0)), 4)
+        >>> round(float(wrap_angle(np.float64(4.0))), 4)
         -2.2832
     """
     span = high - low
-    while np.any(angle > high):
-        angle = np.where(angle > high, angle - span, angle)
-    while np.any(angle < low):
-        angle = np.where(angle < low, angle + span, angle)
+    while (angle > high).any():
+        angle = select(angle > high, angle - span, angle)
+    while (angle < low).any():
+        angle = select(angle < low, angle + span, angle)
     return angle
 
 
@@ -201,8 +206,8 @@ def acrobot_step(state: np.ndarray, torque: Any, params: AcrobotParams) -> np.nd
     return stack_components(
         wrap_angle(theta1),
         wrap_angle(theta2),
-        np.clip(dtheta1, -p.max_vel_1, p.max_vel_1),
-        np.clip(dtheta2, -p.max_vel_2, p.max_vel_2),
+        clip(dtheta1, -p.max_vel_1, p.max_vel_1),
+        clip(dtheta2, -p.max_vel_2, p.max_vel_2),
     )
 
 
@@ -224,7 +229,7 @@ def acrobot_reward(terminated: Any) -> Any:
         >>> acrobot_reward(np.array([False, True])).tolist()
         [-1.0, 0.0]
     """
-    return np.where(terminated, 0.0, -1.0)
+    return select(terminated, 0.0, -1.0)
 
 
 def acrobot_observation(state: np.ndarray) -> np.ndarray:

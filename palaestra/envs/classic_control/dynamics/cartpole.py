@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.dynamics._arrays import stack_components
+from palaestra.envs.classic_control.dynamics._arrays import select, stack_components
 
 __all__ = [
     "CartPoleParams",
@@ -163,8 +163,8 @@ def cartpole_reward(terminated: Any, sutton_barto_reward: bool = False) -> Any:
         [0.0, -1.0]
     """
     if sutton_barto_reward:
-        return np.where(terminated, -1.0, 0.0)
-    return np.ones(np.shape(terminated))
+        return select(terminated, -1.0, 0.0)
+    return select(terminated, 1.0, 1.0)
 
 
 def cartpole_initial_state(

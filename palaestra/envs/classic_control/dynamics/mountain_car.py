@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.dynamics._arrays import stack_components
+from palaestra.envs.classic_control.dynamics._arrays import clip, select, stack_components
 
 __all__ = [
     "MountainCarParams",
@@ -119,9 +119,7 @@ def track_height(position: Any) -> Any:
 
 def _stop_at_left_wall(position: Any, velocity: Any, min_position: float) -> Any:
     """Return the velocity after an inelastic hit of the left wall."""
-    return np.where((position == min_position) & (velocity < 0), 0, velocity).astype(
-        np.result_type(velocity), copy=False
-    )
+    return select((position == min_position) & (velocity < 0), velocity.dtype.type(0), velocity)
 
 
 def mountain_car_step(state: np.ndarray, action: Any, params: MountainCarParams) -> np.ndarray:
@@ -142,8 +140,8 @@ def mountain_car_step(state: np.ndarray, action: Any, params: MountainCarParams)
     p = params
     position, velocity = state.T
     velocity = velocity + ((action - 1) * p.force + np.cos(3 * position) * -p.gravity)
-    velocity = np.clip(velocity, -p.max_speed, p.max_speed)
-    position = np.clip(position + velocity, p.min_position, p.max_position)
+    velocity = clip(velocity, -p.max_speed, p.max_speed)
+    position = clip(position + velocity, p.min_position, p.max_position)
     velocity = _stop_at_left_wall(position, velocity, p.min_position)
     return stack_components(position, velocity)
 
@@ -197,17 +195,16 @@ def continuous_mountain_car_step(
     dtype = state.dtype
     position, velocity = state.T
     throttle = np.asarray(action)[..., 0][()]
-    force = np.clip(throttle, p.min_action, p.max_action)
-    slope = p.gravity * np.cos((3 * position).astype(np.float64))
+    force = clip(throttle, p.min_action, p.max_action)
+    slope = p.gravity * np.cos(3 * position, dtype=np.float64)
     # In range, the throttle keeps its own (float32) dtype through the product; a clipped
     # throttle is a Python float in Gymnasium, so that product stays in float64.
     in_range = (throttle >= p.min_action) & (throttle <= p.max_action)
-    narrow = force * p.power - slope.astype(force.dtype)
-    wide = force.astype(np.float64) * p.power - slope
-    acceleration = np.where(in_range, narrow, wide)
-    velocity = (velocity + acceleration.astype(dtype)).astype(dtype)
-    velocity = np.clip(velocity, -p.max_speed, p.max_speed)
-    position = np.clip(position + velocity, p.min_position, p.max_position)
+    narrow = np.subtract(force * p.power, slope, dtype=force.dtype)
+    wide = np.multiply(force, p.power, dtype=np.float64) - slope
+    velocity = np.add(velocity, select(in_range, narrow, wide), dtype=dtype)
+    velocity = clip(velocity, -p.max_speed, p.max_speed)
+    position = clip(position + velocity, p.min_position, p.max_position)
     velocity = _stop_at_left_wall(position, velocity, p.min_position)
     return stack_components(position, velocity, dtype=np.float32)
 
@@ -231,7 +228,7 @@ def continuous_mountain_car_reward(
         99.9
     """
     throttle = np.asarray(action, dtype=np.float64)[..., 0][()]
-    bonus = np.where(terminated, params.goal_reward, 0.0)
+    bonus = select(terminated, params.goal_reward, 0.0)
     return bonus - throttle * throttle * params.action_cost
 
 

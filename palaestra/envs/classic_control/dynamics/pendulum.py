@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.dynamics._arrays import stack_components
+from palaestra.envs.classic_control.dynamics._arrays import clip, stack_components
 
 __all__ = [
     "PendulumParams",
@@ -86,7 +86,7 @@ def pendulum_torque(action: Any, params: PendulumParams) -> Any:
     """
     # `[()]` turns the 0-d result of a single action into a numpy scalar, whose `** 2`
     # is the C library's `pow`, as in Gymnasium (arrays square by multiplying).
-    return np.clip(action, -params.max_torque, params.max_torque)[..., 0][()]
+    return clip(action, -params.max_torque, params.max_torque)[..., 0][()]
 
 
 def pendulum_reward(state: np.ndarray, torque: Any, params: PendulumParams) -> Any:
@@ -127,7 +127,7 @@ def pendulum_step(state: np.ndarray, torque: Any, params: PendulumParams) -> np.
     p = params
     theta, theta_dot = state.T
     angular_acc = 3 * p.g / (2 * p.l) * np.sin(theta) + 3.0 / (p.m * p.l**2) * torque
-    new_theta_dot = np.clip(theta_dot + angular_acc * p.dt, -p.max_speed, p.max_speed)
+    new_theta_dot = clip(theta_dot + angular_acc * p.dt, -p.max_speed, p.max_speed)
     new_theta = theta + new_theta_dot * p.dt
     return stack_components(new_theta, new_theta_dot)
 
