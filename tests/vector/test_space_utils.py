@@ -233,5 +233,6 @@ def test_shared_memory_of_one_of_with_nested_subspaces_reads_per_env_items():
     write_to_shared_memory(space, 0, (0, {"a": 2}), memory)
     write_to_shared_memory(space, 1, (1, "ab"), memory)
     assert_equal_elements(
-        read_from_shared_memory(space, memory, n=2), ((0, {"a": np.int64(2)}), (1, "ab"))
+        read_from_shared_memory(space, memory, n=2),
+        ((np.int64(0), {"a": np.int64(2)}), (np.int64(1), "ab")),
     )
