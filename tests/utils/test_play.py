@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
 import palaestra as gym
+from palaestra.error import DependencyNotInstalled
 from palaestra.utils.play import (
     DEFAULT_KEYS_TO_ACTION,
     MissingKeysToAction,
@@ -241,3 +244,15 @@ def test_mountain_car_plays_with_arrows_and_coasts_without_keys():
 
     play(env, fps=FAST, seed=0, callback=drive)
     assert actions == [1, 2]
+
+
+def test_missing_pygame_names_the_classic_control_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pygame", None)
+    with pytest.raises(DependencyNotInstalled, match=r"palaestra\[classic-control\]"):
+        play(FrameEnv(), keys_to_action=KEYS)
+
+
+def test_missing_matplotlib_is_reported_by_play_plot(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(DependencyNotInstalled, match="matplotlib is not installed"):
+        PlayPlot(lambda *t: [0], horizon_timesteps=5, plot_names=["r"])

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
 import palaestra as gym
 from palaestra import spaces
+from palaestra.error import DependencyNotInstalled
 from palaestra.wrappers import AddRenderObservation, HumanRendering, RenderCollection
 from tests.wrappers.test_rendering_support import FRAME_SHAPE, FrameEnv, frame_brightness
 
@@ -227,3 +230,10 @@ def test_make_from_spec_rebuilds_the_wrapper(name):
     assert type(rebuilt) is type(env)
     assert rebuilt.spec.additional_wrappers == env.spec.additional_wrappers
     rebuilt.close()
+
+
+def test_human_rendering_without_pygame_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pygame", None)
+    env = HumanRendering(FrameEnv())
+    with pytest.raises(DependencyNotInstalled, match=r"palaestra\[classic-control\]"):
+        env.reset(seed=0)
