@@ -65,6 +65,18 @@ class ClassicControlEnv(Env):
 
     Subclasses set ``screen_width``, ``screen_height`` and ``metadata``, keep their state in
     ``self.state`` (``None`` before the first reset) and implement :meth:`draw`.
+
+    Example:
+        >>> class Dot(ClassicControlEnv):
+        ...     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
+        ...     screen_width = screen_height = 20
+        ...     def __init__(self):
+        ...         self.render_mode, self.state = "rgb_array", 0.0
+        ...     def draw(self, canvas):
+        ...         canvas.circle((10, 10), 4, (0, 0, 0))
+        >>> frame = Dot().render()
+        >>> frame.shape, frame[10, 10].tolist()
+        ((20, 20, 3), [0, 0, 0])
     """
 
     screen_width: int = 600

@@ -141,6 +141,13 @@ def draw_acrobot(canvas: Canvas, state: np.ndarray, params: AcrobotParams) -> No
         canvas: a cleared square canvas, centred on the pivot.
         state: a single state of shape ``(4,)``.
         params: the system's constants (link lengths).
+
+    Example:
+        >>> canvas = Canvas(500, 500, render_mode="rgb_array", fps=15)
+        >>> canvas.clear()
+        >>> draw_acrobot(canvas, np.zeros(4), AcrobotParams())
+        >>> canvas.finish().shape
+        (500, 500, 3)
     """
     reach = params.link_length_1 + params.link_length_2 + 0.2
     scale = canvas.width / (reach * 2)

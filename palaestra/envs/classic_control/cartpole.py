@@ -174,6 +174,13 @@ def draw_cartpole(canvas: Canvas, state: np.ndarray, params: CartPoleParams) -> 
             ``2 * x_threshold``.
         state: a single state of shape ``(4,)``.
         params: the system's constants (pole length, thresholds).
+
+    Example:
+        >>> canvas = Canvas(600, 400, render_mode="rgb_array", fps=50)
+        >>> canvas.clear()
+        >>> draw_cartpole(canvas, np.zeros(4), CartPoleParams())
+        >>> canvas.finish().shape
+        (400, 600, 3)
     """
     scale = canvas.width / (params.x_threshold * 2.5)
     centre = canvas.width / 2

@@ -141,6 +141,13 @@ def draw_mountain_car(
         canvas: a cleared canvas; the track spans its width.
         state: a single state of shape ``(2,)``.
         params: the constants of either variant (track range and goal position).
+
+    Example:
+        >>> canvas = Canvas(600, 400, render_mode="rgb_array", fps=30)
+        >>> canvas.clear()
+        >>> draw_mountain_car(canvas, np.array([-0.5, 0.0]), MountainCarParams())
+        >>> canvas.finish().shape
+        (400, 600, 3)
     """
     scale = canvas.width / (params.max_position - params.min_position)
 

@@ -132,6 +132,13 @@ def draw_pendulum(canvas: Canvas, state: np.ndarray, torque: Any, params: Pendul
         state: a single state of shape ``(2,)``.
         torque: the last applied torque, or ``None`` before the first step.
         params: the system's constants (length and torque limit).
+
+    Example:
+        >>> canvas = Canvas(500, 500, render_mode="rgb_array", fps=30)
+        >>> canvas.clear()
+        >>> draw_pendulum(canvas, np.array([0.5, 0.0]), 1.0, PendulumParams())
+        >>> canvas.finish().shape
+        (500, 500, 3)
     """
     scale = canvas.width / (2.2 * 2)
     centre = (canvas.width / 2, canvas.height / 2)
