@@ -1,0 +1,132 @@
+"""``palaestra check``: validate an environment class against the API.
+
+The target is ``module:Class`` (the module is imported, e.g. ``examples.inventory_env``),
+``path/to/file.py:Class`` (the file is loaded by path) or a registered env id. The class is
+built without arguments and checked with :func:`palaestra.utils.env_checker.check_env`;
+problems (failed checks and warnings) are listed, and the exit status is 1 when there are
+any.
+
+Example:
+    >>> from palaestra.cli import main
+    >>> main(["check", "palaestra.envs.classic_control.cartpole:CartPoleEnv"])
+    OK: palaestra.envs.classic_control.cartpole:CartPoleEnv follows the palaestra API
+    0
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+from palaestra import error
+
+PROBLEMS_FOUND = 1
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``check`` subcommand to ``subparsers`` and return its parser."""
+    parser = subparsers.add_parser(
+        "check",
+        help="validate an environment against the API",
+        description=(
+            "Build TARGET (module:Class, path/to/file.py:Class or a registered env id) and "
+            "run the env checker on it; print OK or the problems found."
+        ),
+    )
+    parser.add_argument("target", metavar="TARGET", help="e.g. examples.inventory_env:InventoryEnv")
+    parser.add_argument("--skip-render", action="store_true", help="skip the render-mode checks")
+    return parser
+
+
+def load_env(target: str) -> Any:
+    """Build the env named by ``target`` (see the module docstring).
+
+    Raises:
+        palaestra.error.Error: if the module, file or class cannot be found, or the class
+            cannot be built without arguments.
+    """
+    if ":" not in target or target.endswith(":"):
+        from palaestra import make
+
+        return make(target).unwrapped
+    location, class_name = target.rsplit(":", 1)
+    module = _load_module(location)
+    if not hasattr(module, class_name):
+        from palaestra import make
+
+        try:
+            return make(target).unwrapped
+        except error.Error:
+            raise error.Error(
+                f"{location!r} has no attribute {class_name!r}; expected module:Class."
+            ) from None
+    env_class = getattr(module, class_name)
+    try:
+        return env_class()
+    except TypeError as exc:
+        raise error.Error(
+            f"Cannot build {target} without arguments ({exc}); give its parameters defaults."
+        ) from exc
+
+
+def _load_module(location: str) -> Any:
+    if location.endswith(".py"):
+        path = Path(location)
+        if not path.is_file():
+            raise error.Error(f"No such file: {location!r}.")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+        return module
+    if str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        return importlib.import_module(location)
+    except ImportError as exc:
+        raise error.Error(
+            f"Cannot import module {location!r} ({exc}); run from the folder that contains "
+            "it, or pass path/to/file.py:Class."
+        ) from exc
+
+
+def find_problems(env: Any, skip_render: bool = False) -> list[str]:
+    """Run the env checker on ``env`` and return the problems as messages.
+
+    Example:
+        >>> import palaestra as gym
+        >>> find_problems(gym.make("CartPole-v1").unwrapped, skip_render=True)
+        []
+    """
+    from palaestra.utils.env_checker import check_env
+
+    problems: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            check_env(env, skip_render_check=skip_render)
+        except Exception as exc:  # every failed check is reported, whatever its type
+            problems.append(f"{type(exc).__name__}: {exc}")
+    problems[:0] = [f"{w.category.__name__}: {w.message}" for w in caught]
+    return problems
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the env named by ``args.target``; return 0 when it passes, 1 otherwise."""
+    env = load_env(args.target)
+    try:
+        problems = find_problems(env, skip_render=args.skip_render)
+    finally:
+        env.close()
+    if not problems:
+        print(f"OK: {args.target} follows the palaestra API")
+        return 0
+    print(f"{len(problems)} problem(s) found in {args.target}:")
+    for problem in problems:
+        print(f"- {problem}")
+    return PROBLEMS_FOUND

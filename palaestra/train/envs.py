@@ -1,0 +1,231 @@
+"""Building and inspecting the vector envs that training runs on.
+
+Training envs are stacked as ``make_vec(...)`` -> :class:`EpisodeTracker` (raw episode
+returns, before any reward normalization) -> ``NormalizeObservation`` ->
+``NormalizeReward``. The normalizers' running statistics are read out with
+:func:`normalization_state` and put back with :func:`load_normalization_state`, so an
+evaluated or resumed policy sees observations scaled exactly as during training.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+from palaestra.vector import VectorEnv, VectorWrapper
+
+NEXT_STEP = "NEXT_STEP"
+_AUTORESET_NAMES = {"NextStep": "NEXT_STEP", "SameStep": "SAME_STEP", "Disabled": "DISABLED"}
+
+
+def autoreset_mode_name(env: Any) -> str:
+    """Return the autoreset mode of a vector env as an upper-case name, e.g. ``"NEXT_STEP"``.
+
+    An env that does not declare one follows the default, ``NEXT_STEP``.
+
+    Example:
+        >>> import palaestra as gym
+        >>> autoreset_mode_name(gym.make_vec("CartPole-v1", num_envs=2))
+        'NEXT_STEP'
+    """
+    mode = (getattr(env, "metadata", None) or {}).get("autoreset_mode", NEXT_STEP)
+    name = getattr(mode, "name", None) or str(mode)
+    return _AUTORESET_NAMES.get(name, name).upper()
+
+
+def require_autoreset_mode(env: Any, mode: str, user: str) -> None:
+    """Raise ``ValueError`` unless ``env`` uses autoreset ``mode``.
+
+    Args:
+        env: a vector env.
+        mode: the required mode's name, e.g. ``"NEXT_STEP"``.
+        user: who needs it, for the message.
+
+    Raises:
+        ValueError: naming the env's mode and how to fix it.
+
+    Example:
+        >>> import palaestra as gym
+        >>> require_autoreset_mode(gym.make_vec("CartPole-v1", num_envs=1), "NEXT_STEP", "PPO")
+    """
+    actual = autoreset_mode_name(env)
+    if actual != mode:
+        raise ValueError(
+            f"{user} needs a vector env with autoreset mode {mode}, got {actual}; build it "
+            f"with vector_kwargs={{'autoreset_mode': AutoresetMode.{mode}}} or the default mode."
+        )
+
+
+class EpisodeTracker(VectorWrapper):
+    """Records the undiscounted return and length of every finished episode.
+
+    Placed directly on the vector env (below any reward normalization) it sees raw rewards.
+    It follows ``NEXT_STEP`` autoreset: the reset step after an episode end is not counted.
+    Finished episodes are appended to :attr:`returns` and :attr:`lengths`.
+
+    Args:
+        env: the vector env.
+        window: how many finished episodes to keep.
+
+    Example:
+        >>> import palaestra as gym
+        >>> envs = EpisodeTracker(gym.make_vec("CartPole-v1", num_envs=2))
+        >>> _ = envs.reset(seed=0)
+        >>> for _ in range(60):
+        ...     _ = envs.step(envs.action_space.sample())
+        >>> len(envs.returns) > 0
+        True
+    """
+
+    def __init__(self, env: VectorEnv, window: int = 100):
+        super().__init__(env)
+        self.returns: deque[float] = deque(maxlen=window)
+        self.lengths: deque[int] = deque(maxlen=window)
+        self.episodes = 0
+        self._running_return = np.zeros(self.num_envs)
+        self._running_length = np.zeros(self.num_envs, dtype=np.int64)
+        self._previous_done = np.zeros(self.num_envs, dtype=bool)
+
+    def reset(self, *, seed: Any = None, options: dict | None = None) -> tuple[Any, dict]:
+        """Reset the env and forget unfinished episodes."""
+        self._running_return[:] = 0.0
+        self._running_length[:] = 0
+        self._previous_done[:] = False
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict]:
+        """Step the env and record the episodes that end on this step."""
+        observations, rewards, terminated, truncated, info = self.env.step(actions)
+        self._running_return += rewards
+        self._running_length += ~self._previous_done
+        done = np.logical_or(terminated, truncated)
+        if done.any():
+            for index in np.flatnonzero(done):
+                self.returns.append(float(self._running_return[index]))
+                self.lengths.append(int(self._running_length[index]))
+            self.episodes += int(done.sum())
+            self._running_return[done] = 0.0
+            self._running_length[done] = 0
+        self._previous_done = done
+        return observations, rewards, terminated, truncated, info
+
+
+def find_wrapper(env: Any, wrapper_name: str) -> Any | None:
+    """Return the outermost wrapper named ``wrapper_name`` around ``env``, or ``None``.
+
+    Example:
+        >>> import palaestra as gym
+        >>> envs = EpisodeTracker(gym.make_vec("CartPole-v1", num_envs=1))
+        >>> type(find_wrapper(envs, "EpisodeTracker")).__name__
+        'EpisodeTracker'
+    """
+    while env is not None:
+        if type(env).__name__ == wrapper_name:
+            return env
+        env = getattr(env, "env", None)
+    return None
+
+
+def make_training_env(env_id: str, config: Any, num_envs: int | None = None, **kwargs: Any) -> Any:
+    """Make the vector env a trainer runs on.
+
+    Uses :func:`palaestra.make_vec`'s default vectorization, which is the env's natively
+    batched implementation when it registers one.
+
+    Args:
+        env_id: a registered env id (``"module:Env-v0"`` imports ``module`` first).
+        config: an object with ``num_envs``, ``normalize_observation``, ``normalize_reward``,
+            ``gamma`` and ``window`` attributes (e.g. a ``PPOConfig``).
+        num_envs: overrides ``config.num_envs``.
+        **kwargs: passed to the env constructor.
+
+    Returns:
+        The wrapped vector env.
+
+    Example:
+        >>> from palaestra.train.ppo import PPOConfig
+        >>> envs = make_training_env("CartPole-v1", PPOConfig(num_envs=3))
+        >>> envs.num_envs
+        3
+    """
+    from palaestra import make_vec
+    from palaestra.wrappers.vector import NormalizeObservation, NormalizeReward
+
+    envs = make_vec(env_id, num_envs=num_envs or config.num_envs, **kwargs)
+    envs = EpisodeTracker(envs, window=config.window)
+    if config.normalize_observation:
+        envs = NormalizeObservation(envs)
+    if config.normalize_reward:
+        envs = NormalizeReward(envs, gamma=config.gamma)
+    return envs
+
+
+def normalization_state(env: Any) -> dict[str, dict[str, Any]]:
+    """Return the running statistics of the env's normalization wrappers, as arrays.
+
+    Returns:
+        ``{"observation": {...}}`` and/or ``{"reward": {...}}``, each with ``mean``,
+        ``var`` and ``count``; empty when the env is not normalized.
+
+    Example:
+        >>> import palaestra as gym
+        >>> normalization_state(gym.make_vec("CartPole-v1", num_envs=1))
+        {}
+    """
+    state = {}
+    for key, wrapper_name, attribute in _NORMALIZERS:
+        wrapper = find_wrapper(env, wrapper_name)
+        if wrapper is not None:
+            rms = getattr(wrapper, attribute)
+            state[key] = {
+                "mean": np.array(rms.mean, dtype=np.float64),
+                "var": np.array(rms.var, dtype=np.float64),
+                "count": float(rms.count),
+            }
+    return state
+
+
+_NORMALIZERS = (
+    ("observation", "NormalizeObservation", "obs_rms"),
+    ("reward", "NormalizeReward", "return_rms"),
+)
+
+
+def load_normalization_state(
+    env: Any, state: dict[str, dict[str, Any]], freeze: bool = True
+) -> Any:
+    """Wrap ``env`` so it normalizes observations with saved statistics.
+
+    Only observation statistics matter when acting; reward statistics are kept in the
+    checkpoint for resuming training.
+
+    Args:
+        env: a vector env.
+        state: what :func:`normalization_state` returned.
+        freeze: stop the statistics from updating (what evaluation wants).
+
+    Returns:
+        ``env`` itself when there is nothing to restore, else the wrapped env.
+
+    Example:
+        >>> import palaestra as gym
+        >>> state = {"observation": {"mean": np.zeros(4), "var": np.ones(4), "count": 1.0}}
+        >>> envs = load_normalization_state(gym.make_vec("CartPole-v1", num_envs=1), state)
+        >>> type(envs).__name__
+        'NormalizeObservation'
+    """
+    saved = state.get("observation")
+    if saved is None:
+        return env
+    from palaestra.wrappers.vector import NormalizeObservation
+
+    wrapped = NormalizeObservation(env)
+    rms = wrapped.obs_rms
+    rms.mean = np.array(saved["mean"], dtype=np.float64)
+    rms.var = np.array(saved["var"], dtype=np.float64)
+    rms.count = saved["count"]
+    if freeze:
+        wrapped.update_running_mean = False
+    return wrapped
