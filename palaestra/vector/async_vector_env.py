@@ -493,7 +493,10 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         self.parent_pipes = [None] * len(self.parent_pipes)
         self.error_queue.close()
         self.error_queue.join_thread()
-        self._obs_buffer = None
+        if self._obs_buffer is not None:
+            # Detach from the shared block so it is freed once no caller holds a view of it.
+            self.observations = deepcopy(self.observations)
+            self._obs_buffer = None
 
     def _await_replies(self, indices: list[int], deadline: float) -> None:
         """Read (and drop) the outstanding replies of ``indices`` until ``deadline``."""

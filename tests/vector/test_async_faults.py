@@ -6,7 +6,10 @@ child process or /dev/shm entry left (the ``no_leaks`` fixture).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import multiprocessing
+import multiprocessing.heap
 import os
 import signal
 import time
@@ -180,3 +183,23 @@ def test_garbage_collecting_an_open_env_ends_its_workers():
     for process in processes:
         process.join(5)
     assert all(process.exitcode is not None for process in processes)
+
+
+def _shared_blocks_in_use() -> int:
+    heap = multiprocessing.heap.BufferWrapper._heap
+    if not hasattr(heap, "_allocated_blocks"):
+        pytest.skip("this Python's multiprocessing heap does not expose its blocks")
+    return sum(len(blocks) for blocks in heap._allocated_blocks.values())
+
+
+@pytest.mark.parametrize("broken", [None, BrokenEnv("step")])
+def test_close_releases_every_shared_memory_block(broken):
+    before = _shared_blocks_in_use()
+    envs = _envs(broken)
+    envs.reset()
+    assert _shared_blocks_in_use() > before
+    with contextlib.suppress(ValueError):
+        envs.step(ACTIONS)
+    envs.close()
+    gc.collect()
+    assert _shared_blocks_in_use() == before

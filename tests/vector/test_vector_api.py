@@ -293,3 +293,8 @@ def test_context_manager_closes(kind, no_leaks):
     with build(kind, cartpoles(2)) as envs:
         envs.reset(seed=0)
     assert envs.closed
+
+
+def test_no_env_functions_is_a_value_error(kind):
+    with pytest.raises(ValueError, match="needs at least one env function, got none"):
+        build(kind, [])
