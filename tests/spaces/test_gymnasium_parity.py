@@ -206,3 +206,84 @@ def test_graph_with_fixed_edge_count_matches_gymnasium():
     for num_nodes, num_edges in [(1, 0), (3, 2), (5, None), (2, 7)]:
         expected = theirs.sample(num_nodes=num_nodes, num_edges=num_edges)
         assert_samples_equal(ours.sample(num_nodes=num_nodes, num_edges=num_edges), expected)
+
+
+def _leaf(name, *args, **kwargs):
+    return SpaceRecipe(name, args, kwargs)
+
+
+def _bits(*values):
+    return np.array(values, dtype=np.int8)
+
+
+def _chances(*values):
+    return np.array(values, dtype=np.float64)
+
+
+# name: (recipe, mask, probability); Box takes neither.
+EVERY_SPACE = {
+    "Box": (
+        _leaf("Box", np.array([-np.inf, 0.0, -1.0]), np.array([np.inf, np.inf, 1.0])),
+        None,
+        None,
+    ),
+    "Box-int": (_leaf("Box", -3, 3, (2, 2), dtype=np.int32), None, None),
+    "Discrete": (
+        _leaf("Discrete", 4, start=-2),
+        _bits(1, 0, 1, 1),
+        _chances(0.5, 0.0, 0.25, 0.25),
+    ),
+    "MultiDiscrete": (
+        _leaf("MultiDiscrete", np.array([[2, 3], [4, 2]])),
+        ((_bits(1, 1), _bits(0, 1, 1)), (_bits(0, 0, 0, 0), _bits(1, 0))),
+        ((_chances(0.5, 0.5), _chances(0.2, 0, 0.8)), (_chances(0, 0, 0, 1), _chances(0.9, 0.1))),
+    ),
+    "MultiBinary": (
+        _leaf("MultiBinary", [2, 2]),
+        np.array([[0, 1], [2, 2]], dtype=np.int8),
+        _chances(0.0, 1.0, 0.3, 0.6).reshape(2, 2),
+    ),
+    "Text": (
+        _leaf("Text", 5, min_length=0, charset="abcd"),
+        (None, _bits(1, 0, 1, 1)),
+        (3, _chances(0.1, 0.2, 0.3, 0.4)),
+    ),
+    "Tuple": (
+        _leaf("Tuple", (_leaf("Discrete", 3), _leaf("MultiBinary", 2))),
+        (_bits(0, 1, 1), None),
+        (_chances(0.3, 0.3, 0.4), _chances(0.5, 0.5)),
+    ),
+    "Dict": (
+        _leaf("Dict", {"b": _leaf("Discrete", 3), "a": _leaf("Text", 3, charset="xy")}),
+        {"a": (2, _bits(0, 1)), "b": _bits(1, 1, 0)},
+        {"a": (None, _chances(0.5, 0.5)), "b": _chances(0.1, 0.1, 0.8)},
+    ),
+    "OneOf": (
+        _leaf("OneOf", (_leaf("Discrete", 3), _leaf("MultiDiscrete", np.array([2, 2])))),
+        (_bits(1, 0, 1), (_bits(1, 1), _bits(0, 1))),
+        (_chances(0.2, 0.3, 0.5), (_chances(0.5, 0.5), _chances(1, 0))),
+    ),
+    "Sequence": (
+        _leaf("Sequence", _leaf("Discrete", 4)),
+        (np.array([1, 3]), _bits(1, 1, 0, 0)),
+        (None, _chances(0.25, 0.25, 0.25, 0.25)),
+    ),
+    "Sequence-stacked": (
+        _leaf("Sequence", _leaf("Box", 0.0, 1.0, (2,)), stack=True),
+        (2, None),
+        (np.array([1, 2]), None),
+    ),
+    "Graph": (_leaf("Graph", _leaf("Box", 0.0, 1.0, (2,)), _leaf("Discrete", 3)), None, None),
+}
+
+
+@pytest.mark.parametrize(
+    ("recipe", "mask", "probability"), EVERY_SPACE.values(), ids=EVERY_SPACE.keys()
+)
+@pytest.mark.parametrize("mode", ["plain", "mask", "probability"])
+def test_every_space_draws_like_gymnasium_in_every_sample_mode(recipe, mask, probability, mode):
+    ours, theirs = build_pair(recipe)
+    ours.seed(123), theirs.seed(123)
+    kwargs = {"plain": {}, "mask": {"mask": mask}, "probability": {"probability": probability}}
+    for _ in range(50):
+        assert_samples_equal(ours.sample(**kwargs[mode]), theirs.sample(**kwargs[mode]))
