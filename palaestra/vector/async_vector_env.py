@@ -141,6 +141,7 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         self.processes: list[Any] = []
         self._pending = [0] * self.num_envs
         self._unresponsive: set[int] = set()
+        self._failed: set[int] = set()
         self._state = AsyncState.DEFAULT
         self._reset_mask: np.ndarray | None = None
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)
@@ -543,11 +544,16 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
             )
 
     def _exit_description(self, index: int) -> str:
+        if index in self._failed:
+            return "stopped after an error"
         code = self.processes[index].exitcode
         if code is None:
-            return "stopped after an error"
+            return "not answering"
         if code < 0:
-            return f"killed by signal {signal.Signals(-code).name}"
+            try:
+                return f"killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
         return f"exited with code {code}"
 
     # ------------------------------------------------------------------ pipes and replies
@@ -660,10 +666,11 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
 
     def _raise_worker_errors(self, failures: list[int], replies: dict[int, Any]) -> None:
         reports = [self._failure_report(i, replies[i][0]) for i in failures]
-        for index, _, _, trace in reports:
+        for pipe_index, (index, _, _, trace) in zip(failures, reports):
             logger.error(f"Received the following error from Worker-{index} - Shutting it down")
             logger.error("%s", trace)
-            self._forget_worker(index)
+            self._forget_worker(pipe_index)
+            self._failed.add(pipe_index)
         index, error_type, message, trace = reports[0]
         raise _rebuilt_exception(
             error_type,
