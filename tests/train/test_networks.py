@@ -1,0 +1,90 @@
+"""Network structure and initialization."""
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+from palaestra.train.networks import ActorCritic, PolicyNetwork, mlp  # noqa: E402
+
+
+@pytest.fixture
+def policy():
+    torch.manual_seed(0)
+    return PolicyNetwork(obs_dim=4, num_outputs=2, hidden_dim=32, dropout=0.1)
+
+
+def test_input_block_is_linear_layernorm_dropout(policy):
+    kinds = [type(layer) for layer in policy.input_block]
+    assert kinds == [nn.Linear, nn.LayerNorm, nn.Dropout]
+
+
+def test_residual_block_is_linear_gelu_dropout_linear(policy):
+    kinds = [type(layer) for layer in policy.residual_block]
+    assert kinds == [nn.Linear, nn.GELU, nn.Dropout, nn.Linear]
+
+
+def test_dropout_probability_is_configurable(policy):
+    assert policy.input_block[2].p == 0.1
+    assert policy.residual_block[2].p == 0.1
+
+
+def test_linear_biases_start_at_zero(policy):
+    for layer in policy.modules():
+        if isinstance(layer, nn.Linear):
+            assert torch.count_nonzero(layer.bias) == 0
+
+
+def test_linear_weights_are_xavier_uniform(policy):
+    for layer in policy.modules():
+        if isinstance(layer, nn.Linear):
+            fan_out, fan_in = layer.weight.shape
+            bound = math.sqrt(6.0 / (fan_in + fan_out))
+            assert layer.weight.abs().max() <= bound
+            # Uniform on [-b, b] has standard deviation b / sqrt(3).
+            assert layer.weight.std().item() == pytest.approx(bound / math.sqrt(3), rel=0.35)
+
+
+def test_forward_adds_the_residual_and_applies_gelu_to_the_sum(policy):
+    policy.eval()
+    x = torch.randn(5, 4)
+    hidden = policy.input_block(x)
+    expected = policy.output_layer(nn.functional.gelu(hidden + policy.residual_block(hidden)))
+    torch.testing.assert_close(policy(x), expected)
+
+
+def test_outputs_are_raw_logits_not_probabilities(policy):
+    logits = policy(torch.randn(64, 4) * 5)
+    assert not torch.allclose(logits.exp().sum(-1), torch.ones(64))
+    assert logits.shape == (64, 2)
+
+
+def test_mlp_uses_tanh_between_layers():
+    net = mlp(3, (8, 8), 2, output_gain=1.0)
+    kinds = [type(layer) for layer in net]
+    assert kinds == [nn.Linear, nn.Tanh, nn.Linear, nn.Tanh, nn.Linear]
+
+
+def test_actor_critic_towers_are_independent():
+    torch.manual_seed(0)
+    model = ActorCritic(4, 2, hidden_sizes=(8, 8))
+    x = torch.randn(3, 4, requires_grad=True)
+    out, value = model(x)
+    value.sum().backward()
+    # The value does not depend on the policy half of any layer.
+    assert torch.count_nonzero(model.input_weight.grad[:, :8]) == 0
+    assert model.policy_weight.grad is None
+
+
+def test_actor_critic_policy_output_starts_small():
+    torch.manual_seed(0)
+    model = ActorCritic(4, 3)
+    out, _ = model(torch.randn(100, 4))
+    assert out.abs().max() < 0.1
+
+
+def test_actor_critic_needs_a_hidden_layer():
+    with pytest.raises(ValueError, match="at least one hidden layer"):
+        ActorCritic(4, 2, hidden_sizes=())
