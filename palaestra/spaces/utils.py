@@ -417,7 +417,8 @@ def _(space: Graph, x: GraphInstance) -> GraphInstance:
 @unflatten.register(Text)
 def _(space: Text, x: np.ndarray) -> str:
     padding = len(space.character_set)
-    return "".join(space.character_list[index] for index in x if index < padding)
+    # Inside a Tuple/Dict the indices may arrive as floats of the concatenated dtype.
+    return "".join(space.character_list[int(index)] for index in x if index < padding)
 
 
 @unflatten.register(Sequence)
@@ -516,9 +517,11 @@ def _(space: OneOf) -> Box:
     flat_subspaces = [flatten_space(sub) for sub in space.spaces]
     lowest = np.min([np.min(sub.low) for sub in flat_subspaces])
     highest = np.max([np.max(sub.high) for sub in flat_subspaces])
-    low = np.concatenate([[0], np.full(width - 1, lowest)])
-    high = np.concatenate([[len(space.spaces) - 1], np.full(width - 1, highest)])
-    return Box(low=low, high=high, shape=(width,), dtype=_flat_dtype(space))
+    dtype = _flat_dtype(space)
+    # Built directly in the flat dtype, so no precision warning for our own bounds.
+    low = np.concatenate([[0], np.full(width - 1, lowest)]).astype(dtype)
+    high = np.concatenate([[len(space.spaces) - 1], np.full(width - 1, highest)]).astype(dtype)
+    return Box(low=low, high=high, shape=(width,), dtype=dtype)
 
 
 # ---------------------------------------------------------------------------- equivalence

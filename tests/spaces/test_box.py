@@ -33,7 +33,7 @@ def test_scalar_bounds_without_shape_give_shape_one():
 
 
 def test_shape_is_taken_from_array_bounds():
-    assert Box(np.zeros((2, 3)), 1.0).shape == (2, 3)
+    assert Box(np.zeros((2, 3), np.float32), 1.0).shape == (2, 3)
 
 
 def test_scalar_bounds_are_broadcast_to_the_shape():
@@ -74,12 +74,12 @@ def test_array_bounds_of_different_shapes_are_rejected():
 
 def test_bound_not_matching_the_given_shape_is_rejected():
     with pytest.raises(ValueError, match=re.escape("low.shape=(2,), shape=(3,)")):
-        Box(np.zeros(2), 1.0, shape=(3,))
+        Box(np.zeros(2, np.float32), 1.0, shape=(3,))
 
 
 def test_low_above_high_is_rejected_naming_both_bounds():
     with pytest.raises(ValueError, match=re.escape("low=[0. 2.], high=[1. 1.]")):
-        Box(np.array([0.0, 2.0]), np.array([1.0, 1.0]))
+        Box(np.array([0.0, 2.0]), np.array([1.0, 1.0]), dtype=np.float64)
 
 
 @pytest.mark.parametrize(

@@ -50,6 +50,14 @@ def test_oneof_flattens_to_index_and_value_padded_with_its_first_entry():
     assert flatten_space(space) == expected
 
 
+def test_text_inside_a_float_tuple_survives_the_round_trip():
+    space = Tuple([Text(2, charset="ab"), Box(0.0, 1.0, (1,))])
+    sample = ("ba", np.array([0.5], np.float32))
+    flat = flatten(space, sample)
+    assert flat.dtype == np.float64
+    assert unflatten(space, flat)[0] == "ba"
+
+
 def test_tuple_and_dict_concatenate_their_flattened_parts():
     space = Tuple([Discrete(2), MultiBinary(2)])
     np.testing.assert_array_equal(flatten(space, (1, np.array([1, 0], np.int8))), [0, 1, 1, 0])

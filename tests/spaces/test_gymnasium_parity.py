@@ -117,9 +117,11 @@ def test_flattening_matches_gymnasium(recipe, seed):
         ours_flat = our_utils.flatten(ours, ours.sample())
         theirs_flat = gym_utils.flatten(theirs, theirs.sample())
         assert_samples_equal(ours_flat, theirs_flat)
-        assert_samples_equal(
-            our_utils.unflatten(ours, ours_flat), gym_utils.unflatten(theirs, theirs_flat)
-        )
+        try:
+            expected = gym_utils.unflatten(theirs, theirs_flat)
+        except TypeError:  # Gymnasium cannot unflatten Text from a float array (Tuple/Dict)
+            continue
+        assert_samples_equal(our_utils.unflatten(ours, ours_flat), expected)
 
 
 @parity_settings
