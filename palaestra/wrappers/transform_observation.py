@@ -17,7 +17,7 @@ import numpy as np
 from palaestra import spaces
 from palaestra.core import ActType, Env, ObservationWrapper, ObsType, WrapperObsType
 from palaestra.utils import RecordConstructorArgs
-from palaestra.wrappers.utils import area_weights, rescale_box, resize_area
+from palaestra.wrappers.utils import AreaResizer, rescale_box
 
 __all__ = [
     "TransformObservation",
@@ -241,14 +241,31 @@ def _check_resize_shape(shape: Any) -> None:
         )
 
 
+def _opencv_resizer(new_shape: tuple[int, ...]) -> Callable[[np.ndarray], np.ndarray] | None:
+    try:
+        import cv2
+    except ImportError:
+        return None
+    width_height = (new_shape[1], new_shape[0])
+
+    def resize(image: np.ndarray) -> np.ndarray:
+        # OpenCV drops a channel axis of size 1, so the shape is restored afterwards.
+        resized = cv2.resize(image, width_height, interpolation=cv2.INTER_AREA)
+        return resized.reshape(new_shape)
+
+    return resize
+
+
 class ResizeObservation(TransformObservation[WrapperObsType, ActType, ObsType]):
     """Resize ``(H, W)`` or ``(H, W, C)`` uint8 images to ``shape`` by area averaging.
 
-    Pure numpy, no OpenCV needed: each output pixel is the area-weighted mean of the input
-    pixels it covers (see :func:`palaestra.wrappers.utils.area_weights`), rounded half up.
-    Shrinking by an integer factor gives exactly OpenCV's ``INTER_AREA`` block means; other
-    factors differ from OpenCV by at most a grey level or so, and enlarging repeats pixels
-    (blending at the seams) where OpenCV interpolates bilinearly.
+    OpenCV is optional (Gymnasium requires it). When ``cv2`` is installed it does the work
+    (``INTER_AREA``, 5-100x faster, and then identical to Gymnasium); otherwise a pure numpy
+    :class:`~palaestra.wrappers.utils.AreaResizer` does: each output pixel is the mean of the
+    input area it covers, rounded half up. The two agree within one grey level when
+    shrinking (exactly when halving; OpenCV rounds some exact halves down), while enlarging
+    repeats pixels (blending at the seams) where OpenCV interpolates.
+    ``backend`` says which one is in use.
 
     Args:
         env: an environment with a ``Box(0, 255, ..., uint8)`` image observation space.
@@ -281,14 +298,16 @@ class ResizeObservation(TransformObservation[WrapperObsType, ActType, ObsType]):
         _check_resize_shape(shape)
 
         self.shape: tuple[int, int] = tuple(shape)
-        row_weights = area_weights(space.shape[0], shape[0])
-        col_weights = area_weights(space.shape[1], shape[1])
         new_space = spaces.Box(0, 255, shape=self.shape + space.shape[2:], dtype=np.uint8)
+        resize = _opencv_resizer(new_space.shape)
+        self.backend = "opencv" if resize is not None else "numpy"
+        if resize is None:
+            resize = AreaResizer(space.shape[:2], self.shape)
         RecordConstructorArgs.__init__(self, shape=shape)
         TransformObservation.__init__(
             self,
             env=env,
-            func=lambda obs: resize_area(obs, row_weights, col_weights),
+            func=resize,
             observation_space=new_space,
         )
 

@@ -24,6 +24,8 @@ __all__ = [
     "update_mean_var_count_from_moments",
     "create_zero_array",
     "rescale_box",
+    "area_weights",
+    "AreaResizer",
 ]
 
 
@@ -330,7 +332,7 @@ def area_weights(in_size: int, out_size: int) -> np.ndarray:
     Output pixel ``i`` covers the input interval ``[i * s, (i + 1) * s)`` with
     ``s = in_size / out_size``; its value is the mean of the input over that interval, each
     input pixel weighted by how much of it the interval covers. Shrinking by an integer factor
-    is therefore the plain block mean (as OpenCV's ``INTER_AREA``); enlarging repeats pixels,
+    is therefore the plain block mean (OpenCV's ``INTER_AREA``); enlarging repeats pixels,
     blending the two neighbours where an output pixel straddles a boundary.
 
     Args:
@@ -349,23 +351,60 @@ def area_weights(in_size: int, out_size: int) -> np.ndarray:
     return np.clip(overlap, 0.0, None) / scale
 
 
-def resize_area(image: np.ndarray, row_weights: np.ndarray, col_weights: np.ndarray) -> np.ndarray:
-    """Resample a ``(H, W)`` or ``(H, W, C)`` uint8 image with precomputed :func:`area_weights`.
+class AreaResizer:
+    """Resize ``(H, W)`` or ``(H, W, C)`` uint8 images to a fixed size by area averaging.
+
+    Each output pixel is the mean of the input area it covers (see :func:`area_weights`),
+    rounded half up; this is OpenCV's ``INTER_AREA`` when shrinking, within one grey level
+    (OpenCV rounds some exact halves down). Shrinking by integer factors sums whole blocks in
+    integer arithmetic (exact); other sizes apply the two weight matrices as float32 matrix
+    products.
 
     Args:
-        image: the image.
-        row_weights: ``area_weights(H, new_H)``.
-        col_weights: ``area_weights(W, new_W)``.
-
-    Returns:
-        The ``(new_H, new_W[, C])`` uint8 image, rounded half up like OpenCV.
+        in_size: the input ``(height, width)``.
+        out_size: the output ``(height, width)``.
 
     Example:
         >>> image = np.arange(16, dtype=np.uint8).reshape(4, 4)
-        >>> resize_area(image, area_weights(4, 2), area_weights(4, 2))
+        >>> AreaResizer((4, 4), (2, 2))(image)
         array([[ 3,  5],
                [11, 13]], dtype=uint8)
     """
-    rows = np.tensordot(row_weights, image.astype(np.float64), axes=(1, 0))
-    resized = np.moveaxis(np.tensordot(col_weights, rows, axes=(1, 1)), 0, 1)
-    return np.clip(np.floor(resized + 0.5), 0, 255).astype(np.uint8)
+
+    def __init__(self, in_size: tuple[int, int], out_size: tuple[int, int]):
+        (in_h, in_w), (out_h, out_w) = in_size, out_size
+        self.out_size = (out_h, out_w)
+        self.block = None
+        if in_h % out_h == 0 and in_w % out_w == 0:
+            self.block = (in_h // out_h, in_w // out_w)
+        self.row_weights = area_weights(in_h, out_h).astype(np.float32)
+        self.col_weights_t = np.ascontiguousarray(area_weights(in_w, out_w).T, dtype=np.float32)
+
+    def __call__(self, image: np.ndarray) -> np.ndarray:
+        """Return ``image`` resized, as uint8 with the channel axis (if any) kept."""
+        if self.block is not None:
+            return self._block_mean(image)
+        return self._weighted(image)
+
+    def _block_mean(self, image: np.ndarray) -> np.ndarray:
+        (out_h, out_w), (block_h, block_w) = self.out_size, self.block
+        # Adding the block's slices one by one is several times faster than a strided sum.
+        rows = image.astype(np.uint32).reshape(out_h, block_h, -1)
+        row_sums = rows[:, 0].copy()
+        for offset in range(1, block_h):
+            row_sums += rows[:, offset]
+        cols = row_sums.reshape(out_h, out_w, block_w, *image.shape[2:])
+        sums = cols[:, :, 0].copy()
+        for offset in range(1, block_w):
+            sums += cols[:, :, offset]
+        count = block_h * block_w
+        return ((sums + count // 2) // count).astype(np.uint8)
+
+    def _weighted(self, image: np.ndarray) -> np.ndarray:
+        height, width = image.shape[:2]
+        channels = image.shape[2:]
+        rows = self.row_weights @ image.reshape(height, -1).astype(np.float32)
+        # Bring width last so the column weights apply as one matrix product.
+        rows = np.moveaxis(rows.reshape(-1, width, *channels), 1, -1)
+        resized = np.moveaxis(rows @ self.col_weights_t, -1, 1)
+        return np.clip(np.floor(resized + 0.5), 0, 255).astype(np.uint8)

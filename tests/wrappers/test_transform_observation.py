@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ from palaestra.wrappers import (
     ResizeObservation,
     TransformObservation,
 )
-from palaestra.wrappers.utils import area_weights, resize_area
+from palaestra.wrappers.utils import AreaResizer, area_weights
 from tests.wrappers.vector.differential import (
     assert_same,
     assert_same_error,
@@ -176,7 +178,7 @@ def test_area_weights_rows_sum_to_one_for_any_scale():
 
 def test_integer_shrink_is_the_block_mean_rounded_half_up():
     image = np.array([[0, 1, 10, 20], [2, 3, 30, 40]], dtype=np.uint8)
-    resized = resize_area(image, area_weights(2, 1), area_weights(4, 2))
+    resized = AreaResizer((2, 4), (1, 2))(image)
     assert resized.tolist() == [[2, 25]]
     assert resized.dtype == np.uint8
 
@@ -187,10 +189,22 @@ def test_resize_keeps_a_constant_image_constant():
     assert np.all(env.observation(image) == 77)
 
 
-def test_resize_enlarging_repeats_pixels():
+def test_area_resizer_enlarging_repeats_pixels():
     image = np.array([[10, 20]], dtype=np.uint8)
-    env = ResizeObservation(image_env((1, 2)), shape=(2, 4))
-    assert env.observation(image).tolist() == [[10, 10, 20, 20], [10, 10, 20, 20]]
+    assert AreaResizer((1, 2), (2, 4))(image).tolist() == [[10, 10, 20, 20], [10, 10, 20, 20]]
+
+
+def test_area_resizer_non_integer_shrink_weights_partial_pixels():
+    image = np.array([[0, 30, 90]], dtype=np.uint8)
+    # Each output pixel covers 1.5 input pixels: (0 + 15) / 1.5 = 10 and (15 + 90) / 1.5 = 70.
+    assert AreaResizer((1, 3), (1, 2))(image).tolist() == [[10, 70]]
+
+
+def test_resize_uses_numpy_when_opencv_is_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cv2", None)
+    env = ResizeObservation(image_env((8, 8)), shape=(4, 4))
+    assert env.backend == "numpy"
+    assert env.observation(np.full((8, 8), 9, np.uint8)).tolist() == [[9] * 4] * 4
 
 
 @pytest.mark.parametrize(
@@ -227,9 +241,33 @@ def test_resize_rejects_non_image_bounds():
         ResizeObservation(image_env((8, 8), high=1), shape=(4, 4))
 
 
-def test_resize_matches_opencv_inter_area_for_integer_factors():
+@pytest.mark.parametrize("out_size", [(105, 80), (105, 40), (70, 80), (6, 4), (84, 84)])
+def test_area_resizer_is_within_one_grey_level_of_opencv(out_size):
     cv2 = pytest.importorskip("cv2", reason="OpenCV is optional; compared only when installed")
     image = np.random.default_rng(0).integers(0, 256, (210, 160, 3), dtype=np.uint8)
-    env = ResizeObservation(image_env((210, 160, 3)), shape=(105, 40))
-    expected = cv2.resize(image, (40, 105), interpolation=cv2.INTER_AREA)
-    np.testing.assert_array_equal(env.observation(image), expected)
+    ours = AreaResizer((210, 160), out_size)(image).astype(int)
+    expected = cv2.resize(image, out_size[::-1], interpolation=cv2.INTER_AREA).astype(int)
+    # OpenCV rounds some exact halves down; halving each axis is exact on both sides.
+    assert np.abs(ours - expected).max() <= (0 if out_size == (105, 80) else 1)
+
+
+@pytest.mark.parametrize("keep_channel", [True, False])
+def test_resize_with_opencv_matches_gymnasium(keep_channel):
+    pytest.importorskip("cv2", reason="Gymnasium's ResizeObservation needs OpenCV")
+    shape = (12, 16, 1) if keep_channel else (12, 16)
+
+    def camera(library):
+        class Camera(image_env_class(library)):
+            def __init__(self):
+                super().__init__()
+                self.observation_space = library.spaces.Box(0, 255, shape, np.uint8)
+
+            def _image(self):
+                return self.np_random.integers(0, 256, shape, dtype=np.uint8)
+
+        return Camera
+
+    ours, theirs = wrapped_pair(camera, "ResizeObservation", shape=(5, 7))
+    assert ours.backend == "opencv"
+    actions = sample_actions(ours.action_space, 10)
+    assert_same(rollout(ours, actions), rollout(theirs, actions))
