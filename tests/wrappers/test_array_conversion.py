@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import importlib
 import pickle
+import re
+import subprocess
+import sys
 from collections import namedtuple
 
 import numpy as np
 import pytest
 
 import palaestra
+from palaestra.error import DependencyNotInstalled
 from palaestra.wrappers import ArrayConversion
 from palaestra.wrappers.array_conversion import array_conversion, module_namespace
 from tests.wrappers.vector.differential import assert_same, rollout, sample_actions
@@ -72,3 +77,27 @@ def test_the_wrapper_pickles_by_library_name(numpy_to_numpy):
     assert restored._target_xp is NUMPY
     assert restored.spec.additional_wrappers[0].kwargs["env_xp"] is np
     assert_same(restored.reset(seed=1), numpy_to_numpy.reset(seed=1))
+
+
+@pytest.mark.parametrize(
+    ("module", "missing", "extra"),
+    [
+        ("palaestra.wrappers.numpy_to_torch", "torch", "palaestra[torch]"),
+        ("palaestra.wrappers.jax_to_numpy", "jax", "palaestra[jax]"),
+        ("palaestra.wrappers.jax_to_torch", "jax", "palaestra[jax]"),
+    ],
+)
+def test_missing_library_names_the_extra_to_install(monkeypatch, module, missing, extra):
+    monkeypatch.setitem(sys.modules, missing, None)
+    monkeypatch.setitem(sys.modules, f"{missing}.numpy", None)
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    with pytest.raises(DependencyNotInstalled, match=re.escape(extra)):
+        importlib.import_module(module)
+
+
+def test_wrappers_package_imports_optional_libraries_lazily():
+    code = "import sys, palaestra.wrappers; print('torch' in sys.modules, 'jax' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["False", "False"]

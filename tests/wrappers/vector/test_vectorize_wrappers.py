@@ -13,7 +13,9 @@ from tests.wrappers.vector.differential import (
     assert_same,
     assert_same_error,
     assert_same_space,
+    composite_env_class,
     gymnasium_module,
+    image_env_class,
     make_vec_pair,
     sample_actions,
     vector_rollout,
@@ -147,3 +149,69 @@ def test_observation_wrappers_refuse_same_step_envs():
     )
     with pytest.raises(ValueError, match="SAME_STEP"):
         vector_wrappers.RescaleObservation(envs, -1.0, 1.0)
+
+
+def sync_pair(factory, mode, num_envs=3):
+    """Sync vector envs of a custom env, built from palaestra and from Gymnasium."""
+    gym = gymnasium_module()
+    ours_class, theirs_class = factory(palaestra), factory(gym)
+    ours = palaestra.vector.SyncVectorEnv(
+        [ours_class] * num_envs, autoreset_mode=palaestra.vector.AutoresetMode[mode]
+    )
+    theirs = gym.vector.SyncVectorEnv(
+        [theirs_class] * num_envs, autoreset_mode=gym.vector.AutoresetMode[mode]
+    )
+    return ours, theirs
+
+
+def dict_env(library):
+    return composite_env_class(library, "dict")
+
+
+def tuple_env(library):
+    return composite_env_class(library, "tuple")
+
+
+CUSTOM_CASES = [
+    (image_env_class, "GrayscaleObservation", {}),
+    (image_env_class, "GrayscaleObservation", {"keep_dim": True}),
+    (image_env_class, "ReshapeObservation", {"shape": (24, 24)}),
+    (image_env_class, "DtypeObservation", {"dtype": np.float32}),
+    (dict_env, "FilterObservation", {"filter_keys": ["flags", "gear"]}),
+    (tuple_env, "FilterObservation", {"filter_keys": [1]}),
+    (dict_env, "FlattenObservation", {}),
+    (tuple_env, "FlattenObservation", {}),
+]
+
+
+@pytest.mark.parametrize("mode", ["NEXT_STEP", "DISABLED"])
+@pytest.mark.parametrize(("factory", "wrapper_name", "kwargs"), CUSTOM_CASES)
+def test_vector_wrapper_of_custom_envs_matches_gymnasium(factory, wrapper_name, kwargs, mode):
+    gym = gymnasium_module()
+    ours_envs, theirs_envs = sync_pair(factory, mode)
+    ours = getattr(vector_wrappers, wrapper_name)(ours_envs, **kwargs)
+    theirs = getattr(gym.wrappers.vector, wrapper_name)(theirs_envs, **kwargs)
+    assert_same_space(ours.observation_space, theirs.observation_space)
+    assert_same_space(ours.single_observation_space, theirs.single_observation_space)
+    actions = sample_actions(ours.action_space, 20)
+    assert_same(vector_rollout(ours, actions, mode), vector_rollout(theirs, actions, mode))
+
+
+def test_vector_resize_matches_gymnasium_with_opencv():
+    gym = gymnasium_module()
+    pytest.importorskip("cv2", reason="Gymnasium's ResizeObservation needs OpenCV")
+    ours_envs, theirs_envs = sync_pair(image_env_class, "NEXT_STEP")
+    ours = vector_wrappers.ResizeObservation(ours_envs, shape=(6, 8))
+    theirs = gym.wrappers.vector.ResizeObservation(theirs_envs, shape=(6, 8))
+    actions = sample_actions(ours.action_space, 12)
+    assert_same(
+        vector_rollout(ours, actions, "NEXT_STEP"), vector_rollout(theirs, actions, "NEXT_STEP")
+    )
+
+
+def test_vector_resize_without_opencv_shrinks_every_image():
+    ours_envs = palaestra.vector.SyncVectorEnv([image_env_class(palaestra)] * 2)
+    envs = vector_wrappers.ResizeObservation(ours_envs, shape=(6, 8))
+    observations, _ = envs.reset(seed=0)
+    assert observations.shape == (2, 6, 8, 3)
+    assert observations.dtype == np.uint8
