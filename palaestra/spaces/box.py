@@ -280,6 +280,18 @@ class Box(Space[npt.NDArray[Any]]):
         # Integer boxes include ``high``: draw in [low, high + 1) and floor.
         high = self.high if is_float else self.high.astype("int64") + 1
         below, above = self.bounded_below, self.bounded_above
+        if below.all() and above.all():
+            # Same draws as the general path (empty draws leave the generator untouched).
+            draws = self.np_random.uniform(low=self.low, high=high, size=self.shape)
+        else:
+            draws = self._draw_by_region(high)
+        if not is_float:
+            draws = np.floor(draws)
+        return self._cast_draws(draws)
+
+    def _draw_by_region(self, high: np.ndarray) -> np.ndarray:
+        """Draw each entry from the distribution its kind of boundedness calls for."""
+        below, above = self.bounded_below, self.bounded_above
         draws = np.empty(self.shape)
         region = ~below & ~above
         draws[region] = self.np_random.normal(size=np.count_nonzero(region))
@@ -291,9 +303,7 @@ class Box(Space[npt.NDArray[Any]]):
         draws[region] = self.np_random.uniform(
             low=self.low[region], high=high[region], size=np.count_nonzero(region)
         )
-        if not is_float:
-            draws = np.floor(draws)
-        return self._cast_draws(draws)
+        return draws
 
     def _cast_draws(self, draws: np.ndarray) -> np.ndarray:
         if np.issubdtype(self.dtype, np.integer):
