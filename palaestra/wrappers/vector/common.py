@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from palaestra import logger
 from palaestra.core import ActType, ObsType
 from palaestra.vector.vector_env import AutoresetMode, VectorEnv, VectorWrapper
+from palaestra.wrappers.vector.vectorize_observation import read_autoreset_mode
 
 __all__ = ["RecordEpisodeStatistics"]
 
@@ -76,7 +76,7 @@ class RecordEpisodeStatistics(VectorWrapper[ObsType, ActType, ObsType, ActType, 
     ) -> None:
         super().__init__(env)
         self._stats_key = stats_key
-        self._autoreset_mode = self._read_autoreset_mode()
+        self._autoreset_mode = read_autoreset_mode(env)
         self.episode_count = 0
         self.episode_start_times = np.zeros((self.num_envs,))
         self.episode_returns = np.zeros((self.num_envs,))
@@ -85,21 +85,6 @@ class RecordEpisodeStatistics(VectorWrapper[ObsType, ActType, ObsType, ActType, 
         self.time_queue: deque = deque(maxlen=buffer_length)
         self.return_queue: deque = deque(maxlen=buffer_length)
         self.length_queue: deque = deque(maxlen=buffer_length)
-
-    def _read_autoreset_mode(self) -> AutoresetMode:
-        if "autoreset_mode" not in self.env.metadata:
-            logger.warn(
-                f"{self} is missing `autoreset_mode` tag in its metadata, therefore, "
-                "`RecordEpisodeStatistics` is assuming that the environment uses "
-                "`AutoresetMode.NEXT_STEP`."
-            )
-            return AutoresetMode.NEXT_STEP
-        mode = self.env.metadata["autoreset_mode"]
-        if not isinstance(mode, AutoresetMode):
-            raise TypeError(
-                f"Expected env.metadata['autoreset_mode'] to be an AutoresetMode, got {type(mode)}"
-            )
-        return mode
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
