@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import math
 import multiprocessing
+import select
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -139,6 +141,7 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
 
         self.parent_pipes: list[Any] = []
         self.processes: list[Any] = []
+        self._readiness: list[Callable[[float | None], tuple[bool, bool]]] = []
         self._pending = [0] * self.num_envs
         self._unresponsive: set[int] = set()
         self._failed: set[int] = set()
@@ -231,6 +234,7 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
                 self.processes.append(process)
                 process.start()
                 child_pipe.close()
+                self._readiness.append(_readiness_check(parent_pipe, process.sentinel))
 
     @property
     def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
@@ -530,11 +534,9 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         return [i for i, pipe in enumerate(self.parent_pipes) if pipe is not None]
 
     def _assert_workers_alive(self) -> None:
-        gone = [
-            i
-            for i, (pipe, process) in enumerate(zip(self.parent_pipes, self.processes))
-            if pipe is None or process.exitcode is not None
-        ]
+        # Only workers already known to be gone: one that died since is found when its
+        # reply is awaited, which keeps system calls off the hot path.
+        gone = [i for i, pipe in enumerate(self.parent_pipes) if pipe is None]
         if gone:
             details = ", ".join(f"{i} ({self._exit_description(i)})" for i in gone)
             raise WorkerError(
@@ -598,49 +600,43 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
             ``(replies by index, indices that did not answer, indices whose worker died)``.
         """
         replies: dict[int, Any] = {}
+        silent: list[int] = []
         dead: list[int] = []
-        waiting = {i for i in indices if self.parent_pipes[i] is not None}
-        dead += [i for i in indices if self.parent_pipes[i] is None]
-        while waiting:
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            handles = {self.parent_pipes[i]: i for i in waiting}
-            handles.update({self.processes[i].sentinel: i for i in waiting})
-            ready = wait(list(handles), remaining)
-            if not ready:
-                break
-            for index in {handles[handle] for handle in ready}:
-                outcome = self._read_reply(index)
-                if outcome == "dead":
-                    waiting.discard(index)
-                    dead.append(index)
-                elif outcome is not None:
-                    replies[index] = outcome[0]
-                    waiting.discard(index)
-        return replies, sorted(waiting), sorted(dead)
+        for index in indices:
+            outcome = self._await_reply(index, deadline)
+            if outcome == "dead":
+                dead.append(index)
+            elif outcome == "silent":
+                silent.append(index)
+            else:
+                replies[index] = outcome[0]
+        return replies, silent, dead
 
-    def _read_reply(self, index: int) -> Any:
-        """One step of reading from worker ``index``.
+    def _await_reply(self, index: int, deadline: float | None) -> Any:
+        """Wait for worker ``index``'s current reply, dropping replies to timed-out calls.
 
         Returns:
-            ``(reply,)`` for the awaited reply, ``None`` if nothing useful arrived yet (or a
-            stale reply was dropped), ``"dead"`` if the worker is gone.
+            ``(reply,)``, ``"silent"`` if ``deadline`` passed first, or ``"dead"`` if the worker
+            is gone.
         """
-        pipe = self.parent_pipes[index]
-        if not pipe.poll():
-            if self.processes[index].exitcode is None:
-                return None
-            self._forget_worker(index)
-            return "dead"
-        try:
-            message = pipe.recv()
-        except (EOFError, ConnectionResetError):
-            self._forget_worker(index)
-            return "dead"
-        self._pending[index] -= 1
-        if self._pending[index] > 0:
-            return None
-        self._unresponsive.discard(index)
-        return (message,)
+        while self.parent_pipes[index] is not None:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            has_data, has_ended = self._readiness[index](remaining)
+            if has_data:
+                try:
+                    message = self.parent_pipes[index].recv()
+                except (EOFError, ConnectionResetError):
+                    break
+                self._pending[index] -= 1
+                if self._pending[index] <= 0:
+                    self._unresponsive.discard(index)
+                    return (message,)
+            elif has_ended:
+                break
+            else:
+                return "silent"
+        self._forget_worker(index)
+        return "dead"
 
     def _forget_worker(self, index: int) -> None:
         pipe = self.parent_pipes[index]
@@ -739,6 +735,33 @@ def _rebuilt_exception(error_type: type, message: str) -> BaseException:
         error = error_type.__new__(error_type)
         error.args = (message,)
         return error
+
+
+def _readiness_check(pipe: Any, sentinel: int) -> Callable[[float | None], tuple[bool, bool]]:
+    """Build ``check(timeout) -> (pipe has data or EOF, process ended)`` for one worker.
+
+    Uses one reusable ``select.poll`` object where the platform has it (a single system call
+    per check), else :func:`multiprocessing.connection.wait`.
+    """
+    if not hasattr(select, "poll"):
+
+        def check_with_wait(timeout: float | None) -> tuple[bool, bool]:
+            ready = wait([pipe, sentinel], timeout)
+            return pipe in ready, sentinel in ready
+
+        return check_with_wait
+
+    poller = select.poll()
+    pipe_fd = pipe.fileno()
+    poller.register(pipe_fd, select.POLLIN)
+    poller.register(sentinel, select.POLLIN)
+
+    def check_with_poll(timeout: float | None) -> tuple[bool, bool]:
+        milliseconds = -1 if timeout is None else math.ceil(timeout * 1000)
+        ready = {fd for fd, _ in poller.poll(milliseconds)}
+        return pipe_fd in ready, sentinel in ready
+
+    return check_with_poll
 
 
 def _stop(process: Any) -> None:

@@ -124,13 +124,21 @@ def test_worker_killed_mid_step_is_reported_with_its_index():
     envs.close()
 
 
-def test_worker_killed_between_steps_is_reported_before_sending():
+def test_worker_killed_between_steps_is_reported_then_refused():
     envs = _envs()
     envs.reset()
     envs.processes[0].kill()
     envs.processes[0].join()
-    with pytest.raises(WorkerError, match=r"sub-environment\(s\) 0 \(killed by signal SIGKILL\)"):
+    with pytest.raises(
+        WorkerError, match=r"sub-environment 0 \(pid \d+, killed by signal SIGKILL\)"
+    ):
         envs.step(ACTIONS)
+    with pytest.raises(WorkerError) as caught:
+        envs.step(ACTIONS)
+    assert str(caught.value) == (
+        "The worker process of sub-environment(s) 0 (killed by signal SIGKILL) is no longer "
+        f"running, so {envs!r} cannot continue; call `close()` and create a new vector env."
+    )
     envs.close()
 
 
