@@ -194,7 +194,7 @@ def acrobot_step(state: np.ndarray, torque: Any, params: AcrobotParams) -> np.nd
         [0.0, 0.0, 0.0, 0.0]
     """
     p = params
-    y0 = np.asarray(state, dtype=np.float64)
+    y0 = np.asanyarray(state, dtype=np.float64)
     torque = np.asarray(torque, dtype=np.float64)
     half_dt = p.dt / 2.0
     k1 = acrobot_derivatives(y0, torque, p)

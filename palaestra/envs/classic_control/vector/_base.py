@@ -1,0 +1,314 @@
+"""The batched machinery every natively vectorized classic-control environment shares.
+
+:class:`ClassicControlVectorEnv` holds the states of all sub-environments in one array and
+advances them with one call of the system's dynamics functions (the very functions the single
+environments call). It adds what ``make_vec(..., vectorization_mode="sync")`` adds around a
+single environment: time limits, the three autoreset modes, ``reset_mask`` and per-sub-env
+seeding, with the same results for the same seeds.
+
+Subclasses name their single environment class and fill in four hooks: draw initial states,
+observe states, advance states, draw one frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from palaestra import error, spaces
+from palaestra.envs.classic_control._base import ClassicControlEnv
+from palaestra.envs.classic_control.rendering import Canvas
+from palaestra.envs.classic_control.vector._generators import GeneratorBatch, GeneratorRows
+from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
+from palaestra.vector.utils import batch_space
+from palaestra.vector.vector_env import AutoresetMode, VectorEnv
+
+__all__ = ["ClassicControlVectorEnv", "Transition"]
+
+Transition = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
+    """Base class of the natively batched classic-control environments.
+
+    Args:
+        num_envs: the number of sub-environments.
+        max_episode_steps: truncate episodes after this many steps (``None``: never).
+        render_mode: ``None`` or ``"rgb_array"`` (``render`` returns one frame per sub-env).
+        autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        env_kwargs: keyword arguments of the single environment class (e.g. ``g`` for
+            Pendulum).
+
+    Raises:
+        ValueError: for ``num_envs < 1``, an unsupported ``render_mode`` or an unknown
+            ``autoreset_mode``.
+    """
+
+    single_env_class: type[ClassicControlEnv]
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        max_episode_steps: int | None = None,
+        render_mode: str | None = None,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        **env_kwargs: Any,
+    ):
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}.")
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(
+                f"{type(self).__name__} renders with render_mode=None or 'rgb_array', got "
+                f"{render_mode!r}; for a window, render one sub-environment made with make()."
+            )
+        self.num_envs = int(num_envs)
+        self.max_episode_steps = max_episode_steps
+        self.render_mode = render_mode
+        self.autoreset_mode = autoreset_mode_from(autoreset_mode)
+        self.single_env = self.single_env_class(**env_kwargs)
+        self.params = self.single_env.params
+        self.metadata = {
+            "render_modes": ["rgb_array"],
+            "render_fps": self.single_env.metadata["render_fps"],
+            "autoreset_mode": self.autoreset_mode,
+        }
+        self.single_observation_space = self.single_env.observation_space
+        self.single_action_space = self.single_env.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+        self.generators = GeneratorBatch(self.num_envs)
+        self.state: np.ndarray | None = None
+        self.fresh = np.zeros(self.num_envs, dtype=np.bool_)
+        self.elapsed_steps = np.zeros(self.num_envs, dtype=np.int64)
+        self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+        self._canvas: Canvas | None = None
+
+    # Hooks -------------------------------------------------------------------------------
+
+    def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
+        """Draw ``count`` initial states, row ``i`` from ``rows``' generator ``i``."""
+        raise NotImplementedError
+
+    def observe(self, states: np.ndarray) -> np.ndarray:
+        """Return the batched observations of ``states`` (as drawn or as stepped)."""
+        raise NotImplementedError
+
+    def advance(
+        self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
+    ) -> Transition:
+        """Step ``states`` under ``actions``: return next states, rewards and terminations.
+
+        ``fresh`` marks states not stepped since their reset, for systems whose first step
+        computes in the initial state's dtype.
+        """
+        raise NotImplementedError
+
+    def draw_frame(self, canvas: Canvas, index: int) -> None:
+        """Draw sub-environment ``index`` on a cleared ``canvas``."""
+        raise NotImplementedError
+
+    # The vector API ------------------------------------------------------------------------
+
+    @property
+    def np_random(self) -> tuple[np.random.Generator | None, ...]:  # type: ignore[override]
+        """The generator of every sub-environment (``None`` before its first reset)."""
+        return tuple(self.generators.generators)
+
+    @property
+    def np_random_seed(self) -> tuple[int | None, ...]:  # type: ignore[override]
+        """The seed of every sub-environment's generator."""
+        return tuple(self.generators.seeds)
+
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset every sub-environment, or those in ``options["reset_mask"]``.
+
+        Args:
+            seed: ``None``, an int ``s`` (sub-env ``i`` gets ``s + i``) or one seed per sub-env.
+            options: the single environment's reset options, plus ``"reset_mask"``.
+
+        Returns:
+            The batched observations and an empty info dict.
+
+        Raises:
+            ValueError: for a seed list of the wrong length, a bad ``reset_mask`` or bad
+                options of the single environment.
+            TypeError: for a ``reset_mask`` that is not a boolean numpy array.
+        """
+        seeds = seeds_per_env(seed, self.num_envs)
+        mask, options = split_reset_mask(options, self.num_envs)
+        indices = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
+        self.generators.seed(indices, seeds)
+        initial = self.draw_initial_states(self.generators.rows(indices), len(indices), options)
+        if self.state is None:
+            self.state = np.zeros((self.num_envs, *np.shape(initial)[1:]), dtype=np.float64)
+            self._observations = np.zeros(
+                (self.num_envs, *self.single_observation_space.shape),
+                dtype=self.single_observation_space.dtype,
+            )
+        self._restart(indices, initial)
+        self._observations[indices] = self.observe(initial)
+        return self._observations.copy(), {}
+
+    def _restart(self, indices: np.ndarray, initial: Any) -> None:
+        self.state[indices] = initial  # type: ignore[index]
+        self.fresh[indices] = True
+        self.elapsed_steps[indices] = 0
+        self._ended[indices] = False
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every sub-environment, autoresetting as :attr:`autoreset_mode` says.
+
+        Args:
+            actions: an element of :attr:`action_space`.
+
+        Returns:
+            Batched ``(observations, rewards, terminations, truncations, infos)``; rewards are
+            float64, as a sync vector env of the single environment returns them.
+
+        Raises:
+            palaestra.error.ResetNeeded: before the first ``reset``.
+            ValueError: for actions of the wrong shape or outside the action space.
+            RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
+        """
+        if self.state is None:
+            raise error.ResetNeeded(
+                f"Cannot call `{type(self).__name__}.step` before `reset`; call reset() first."
+            )
+        actions = self._checked_actions(actions)
+        if not self._ended.any():
+            return self._step_all(actions)
+        if self.autoreset_mode is AutoresetMode.DISABLED:
+            raise RuntimeError(
+                f"Sub-environments {np.flatnonzero(self._ended).tolist()} were stepped after "
+                "their episodes ended with autoreset_mode=DISABLED; reset them first with "
+                "`reset(options={'reset_mask': mask})`."
+            )
+        return self._step_with_next_step_resets(actions)
+
+    def _step_all(self, actions: np.ndarray) -> Any:
+        state, rewards, terminations = self.advance(
+            self.state, actions, self.generators.rows(), self.fresh
+        )
+        self.state = state.astype(np.float64, copy=False)
+        self.fresh[:] = False
+        self.elapsed_steps += 1
+        observations = self.observe(state)
+        truncations = self._truncations()
+        self._ended = terminations | truncations
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and self._ended.any():
+            return self._finish_same_step(observations, rewards, terminations, truncations)
+        self._observations = observations
+        return observations.copy(), rewards, terminations, truncations, {}
+
+    def _step_with_next_step_resets(self, actions: np.ndarray) -> Any:
+        restarting = self._ended
+        stepping = np.flatnonzero(~restarting)
+        state, step_rewards, step_terminations = self.advance(
+            self.state[stepping],
+            actions[stepping],
+            self.generators.rows(stepping),
+            self.fresh[stepping],
+        )
+        self.state[stepping] = state
+        self.fresh[stepping] = False
+        self.elapsed_steps[stepping] += 1
+        self._observations[stepping] = self.observe(state)
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        rewards[stepping] = step_rewards
+        terminations = np.zeros(self.num_envs, dtype=np.bool_)
+        terminations[stepping] = step_terminations
+        self._reset_rows(np.flatnonzero(restarting))
+        truncations = self._truncations()
+        self._ended = terminations | truncations
+        return self._observations.copy(), rewards, terminations, truncations, {}
+
+    def _finish_same_step(
+        self,
+        observations: np.ndarray,
+        rewards: np.ndarray,
+        terminations: np.ndarray,
+        truncations: np.ndarray,
+    ) -> Any:
+        ended = self._ended.copy()
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for index in np.flatnonzero(ended):
+            final_obs[index] = observations[index].copy()
+        self._observations = observations
+        self._reset_rows(np.flatnonzero(ended))
+        infos = {
+            "final_obs": final_obs,
+            "_final_obs": ended.copy(),
+            "final_info": {},
+            "_final_info": ended.copy(),
+        }
+        self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+        return self._observations.copy(), rewards, terminations, truncations, infos
+
+    def _reset_rows(self, indices: np.ndarray) -> None:
+        initial = self.draw_initial_states(self.generators.rows(indices), len(indices), None)
+        self._restart(indices, initial)
+        self._observations[indices] = self.observe(initial)
+
+    def _truncations(self) -> np.ndarray:
+        if self.max_episode_steps is None:
+            return np.zeros(self.num_envs, dtype=np.bool_)
+        return self.elapsed_steps >= self.max_episode_steps
+
+    def _checked_actions(self, actions: Any) -> np.ndarray:
+        actions = np.asarray(actions)
+        space = self.action_space
+        if actions.shape != space.shape:
+            raise ValueError(
+                f"{type(self).__name__} expects actions of shape {space.shape} (an element of "
+                f"{space}), got shape {actions.shape}."
+            )
+        if isinstance(self.single_action_space, spaces.Discrete):
+            start = self.single_action_space.start
+            n = self.single_action_space.n
+            if actions.min() < start or actions.max() >= start + n:
+                raise ValueError(
+                    f"Actions {actions.tolist()} are outside the action space {space}; each "
+                    f"must be an integer in [{start}, {start + n - 1}]."
+                )
+        return actions
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        """Return one ``(H, W, 3)`` uint8 frame per sub-environment, drawn as the single env.
+
+        Returns ``None`` without a render mode or before the first reset.
+
+        Raises:
+            palaestra.error.DependencyNotInstalled: if pygame is not installed.
+        """
+        if self.render_mode is None or self.state is None:
+            return None
+        if self._canvas is None:
+            self._canvas = Canvas(
+                self.single_env.screen_width,
+                self.single_env.screen_height,
+                self.render_mode,
+                self.metadata["render_fps"],
+                title=type(self).__name__,
+            )
+        frames = []
+        for index in range(self.num_envs):
+            self._canvas.clear()
+            self.draw_frame(self._canvas, index)
+            frames.append(self._canvas.finish())
+        return tuple(frames)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Release the drawing surface, if one was made."""
+        if self._canvas is not None:
+            self._canvas.close()
+            self._canvas = None

@@ -1,0 +1,91 @@
+"""CartPole, natively batched on the single environment's dynamics functions.
+
+Example:
+    >>> import numpy as np
+    >>> envs = CartPoleVectorEnv(num_envs=3, max_episode_steps=500)
+    >>> observations, infos = envs.reset(seed=0)
+    >>> observations.shape, observations.dtype
+    ((3, 4), dtype('float32'))
+    >>> envs.step(np.array([0, 1, 1]))[1]
+    array([1., 1., 1.])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from palaestra.envs.classic_control.cartpole import CartPoleEnv, draw_cartpole
+from palaestra.envs.classic_control.dynamics.cartpole import (
+    cartpole_initial_state,
+    cartpole_reward,
+    cartpole_step,
+    cartpole_terminated,
+)
+from palaestra.envs.classic_control.rendering import Canvas
+from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
+from palaestra.envs.classic_control.vector._base import ClassicControlVectorEnv, Transition
+from palaestra.envs.classic_control.vector._generators import GeneratorRows
+
+__all__ = ["CartPoleVectorEnv"]
+
+
+class CartPoleVectorEnv(ClassicControlVectorEnv):
+    """``num_envs`` cart-poles stepped as one batch; see :class:`CartPoleEnv` for the task.
+
+    Args:
+        num_envs: the number of sub-environments.
+        max_episode_steps: truncate episodes after this many steps (``make_vec`` passes the
+            spec's: 500 for v1, 200 for v0).
+        render_mode: ``None`` or ``"rgb_array"``.
+        autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        sutton_barto_reward: use the reward of Sutton and Barto's original formulation.
+
+    Example:
+        >>> envs = CartPoleVectorEnv(num_envs=2, sutton_barto_reward=True)
+        >>> _ = envs.reset(seed=1)
+        >>> envs.step(np.array([1, 0]))[1]
+        array([0., 0.])
+    """
+
+    single_env_class = CartPoleEnv
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        max_episode_steps: int | None = 500,
+        render_mode: str | None = None,
+        autoreset_mode: Any = "NextStep",
+        sutton_barto_reward: bool = False,
+    ):
+        super().__init__(
+            num_envs,
+            max_episode_steps,
+            render_mode,
+            autoreset_mode,
+            sutton_barto_reward=sutton_barto_reward,
+        )
+        self.sutton_barto_reward = sutton_barto_reward
+
+    def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
+        """Draw ``count`` states uniformly from the (optionally overridden) reset bounds."""
+        bound = self.params.reset_bound
+        low, high = maybe_parse_reset_bounds(options, -bound, bound)
+        return cartpole_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
+
+    def observe(self, states: np.ndarray) -> np.ndarray:
+        """Return the states as float32."""
+        return states.astype(np.float32)
+
+    def advance(
+        self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
+    ) -> Transition:
+        """One cart-pole step for every row."""
+        states = cartpole_step(states, actions, self.params)
+        terminations = cartpole_terminated(states, self.params)
+        return states, cartpole_reward(terminations, self.sutton_barto_reward), terminations
+
+    def draw_frame(self, canvas: Canvas, index: int) -> None:
+        """Draw cart-pole ``index``."""
+        draw_cartpole(canvas, self.state[index], self.params)  # type: ignore[index]

@@ -1,0 +1,100 @@
+"""MountainCarContinuous, natively batched on the single environment's dynamics functions.
+
+Example:
+    >>> import numpy as np
+    >>> envs = Continuous_MountainCarVectorEnv(num_envs=2, max_episode_steps=999)
+    >>> _ = envs.reset(seed=0)
+    >>> envs.step(np.zeros((2, 1), dtype=np.float32))[1]
+    array([0., 0.])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from palaestra.envs.classic_control.continuous_mountain_car import Continuous_MountainCarEnv
+from palaestra.envs.classic_control.dynamics.mountain_car import (
+    continuous_mountain_car_reward,
+    continuous_mountain_car_step,
+    mountain_car_initial_state,
+    mountain_car_terminated,
+)
+from palaestra.envs.classic_control.mountain_car import draw_mountain_car
+from palaestra.envs.classic_control.rendering import Canvas
+from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
+from palaestra.envs.classic_control.vector._base import ClassicControlVectorEnv, Transition
+from palaestra.envs.classic_control.vector._generators import GeneratorRows
+
+__all__ = ["Continuous_MountainCarVectorEnv"]
+
+
+class Continuous_MountainCarVectorEnv(ClassicControlVectorEnv):
+    """``num_envs`` continuous mountain cars stepped as one batch.
+
+    See :class:`Continuous_MountainCarEnv` for the task. A car's state is float64 from its
+    reset until its first step and float32 afterwards, as in the single environment; the
+    batch keeps both exactly in a float64 array and steps each kind in its own dtype.
+
+    Args:
+        num_envs: the number of sub-environments.
+        max_episode_steps: truncate episodes after this many steps (999 from the spec).
+        render_mode: ``None`` or ``"rgb_array"``.
+        autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        goal_velocity: the least velocity that counts as reaching the goal.
+
+    Example:
+        >>> envs = Continuous_MountainCarVectorEnv(num_envs=3)
+        >>> envs.reset(seed=3)[0].dtype
+        dtype('float32')
+    """
+
+    single_env_class = Continuous_MountainCarEnv
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        max_episode_steps: int | None = 999,
+        render_mode: str | None = None,
+        autoreset_mode: Any = "NextStep",
+        goal_velocity: float = 0,
+    ):
+        super().__init__(
+            num_envs, max_episode_steps, render_mode, autoreset_mode, goal_velocity=goal_velocity
+        )
+
+    def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
+        """Cars at rest, at uniform positions within the (optionally overridden) bounds."""
+        low, high = maybe_parse_reset_bounds(options, self.params.reset_low, self.params.reset_high)
+        return mountain_car_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
+
+    def observe(self, states: np.ndarray) -> np.ndarray:
+        """Return the states as float32."""
+        return states.astype(np.float32)
+
+    def advance(
+        self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
+    ) -> Transition:
+        """One step for every row: fresh rows from float64, the others from float32."""
+        if not fresh.any():
+            return self._advance_in(states.astype(np.float32), actions)
+        if fresh.all():
+            return self._advance_in(states, actions)
+        next_states = np.empty_like(states)
+        rewards = np.empty(len(states), dtype=np.float64)
+        terminations = np.empty(len(states), dtype=np.bool_)
+        for rows_of_kind, dtype in ((fresh, np.float64), (~fresh, np.float32)):
+            part = self._advance_in(states[rows_of_kind].astype(dtype), actions[rows_of_kind])
+            next_states[rows_of_kind], rewards[rows_of_kind], terminations[rows_of_kind] = part
+        return next_states, rewards, terminations
+
+    def _advance_in(self, states: np.ndarray, actions: np.ndarray) -> Transition:
+        states = continuous_mountain_car_step(states, actions, self.params)
+        terminations = mountain_car_terminated(states, self.params)
+        rewards = continuous_mountain_car_reward(terminations, actions, self.params)
+        return states, rewards, terminations
+
+    def draw_frame(self, canvas: Canvas, index: int) -> None:
+        """Draw car ``index``."""
+        draw_mountain_car(canvas, self.state[index], self.params)  # type: ignore[index]

@@ -1,0 +1,81 @@
+"""MountainCar, natively batched on the single environment's dynamics functions.
+
+Example:
+    >>> import numpy as np
+    >>> envs = MountainCarVectorEnv(num_envs=2, max_episode_steps=200)
+    >>> observations, _ = envs.reset(seed=0)
+    >>> envs.step(np.array([0, 2]))[1]
+    array([-1., -1.])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from palaestra.envs.classic_control.dynamics.mountain_car import (
+    mountain_car_initial_state,
+    mountain_car_reward,
+    mountain_car_step,
+    mountain_car_terminated,
+)
+from palaestra.envs.classic_control.mountain_car import MountainCarEnv, draw_mountain_car
+from palaestra.envs.classic_control.rendering import Canvas
+from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
+from palaestra.envs.classic_control.vector._base import ClassicControlVectorEnv, Transition
+from palaestra.envs.classic_control.vector._generators import GeneratorRows
+
+__all__ = ["MountainCarVectorEnv"]
+
+
+class MountainCarVectorEnv(ClassicControlVectorEnv):
+    """``num_envs`` mountain cars stepped as one batch; see :class:`MountainCarEnv`.
+
+    Args:
+        num_envs: the number of sub-environments.
+        max_episode_steps: truncate episodes after this many steps (200 from the spec).
+        render_mode: ``None`` or ``"rgb_array"``.
+        autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        goal_velocity: the least velocity that counts as reaching the goal.
+
+    Example:
+        >>> envs = MountainCarVectorEnv(num_envs=4)
+        >>> envs.reset(seed=3)[0].shape
+        (4, 2)
+    """
+
+    single_env_class = MountainCarEnv
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        max_episode_steps: int | None = 200,
+        render_mode: str | None = None,
+        autoreset_mode: Any = "NextStep",
+        goal_velocity: float = 0,
+    ):
+        super().__init__(
+            num_envs, max_episode_steps, render_mode, autoreset_mode, goal_velocity=goal_velocity
+        )
+
+    def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
+        """Cars at rest, at uniform positions within the (optionally overridden) bounds."""
+        low, high = maybe_parse_reset_bounds(options, self.params.reset_low, self.params.reset_high)
+        return mountain_car_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
+
+    def observe(self, states: np.ndarray) -> np.ndarray:
+        """Return the states as float32."""
+        return states.astype(np.float32)
+
+    def advance(
+        self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
+    ) -> Transition:
+        """One mountain-car step for every row."""
+        states = mountain_car_step(states, actions, self.params)
+        terminations = mountain_car_terminated(states, self.params)
+        return states, mountain_car_reward(terminations), terminations
+
+    def draw_frame(self, canvas: Canvas, index: int) -> None:
+        """Draw car ``index``."""
+        draw_mountain_car(canvas, self.state[index], self.params)  # type: ignore[index]
