@@ -236,3 +236,25 @@ def test_shared_memory_of_one_of_with_nested_subspaces_reads_per_env_items():
         read_from_shared_memory(space, memory, n=2),
         ((np.int64(0), {"a": np.int64(2)}), (np.int64(1), "ab")),
     )
+
+
+@pytest.mark.parametrize(
+    ("spaces", "message"),
+    [
+        ([MultiDiscrete([2, 2]), MultiDiscrete([2])], "Expected all MultiDiscrete.nvec shapes"),
+        ([MultiBinary(2), MultiBinary(3)], "Expected all MultiBinary shapes to be equal"),
+        (
+            [palaestra.spaces.Tuple([Discrete(2)]), palaestra.spaces.Tuple([Discrete(2)] * 2)],
+            "Expected all Tuple lengths to be equal",
+        ),
+    ],
+)
+def test_batch_differing_spaces_rejects_mismatched_shapes(spaces, message):
+    with pytest.raises(ValueError, match=message):
+        batch_differing_spaces(spaces)
+
+
+def test_iterating_a_tuple_of_unknown_spaces_over_non_iterable_items_is_a_custom_space_error():
+    space = palaestra.spaces.Tuple([Custom(), Custom()])
+    with pytest.raises(CustomSpaceError, match="no custom iterate function is registered for"):
+        iterate(space, 5)

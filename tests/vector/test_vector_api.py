@@ -298,3 +298,22 @@ def test_context_manager_closes(kind, no_leaks):
 def test_no_env_functions_is_a_value_error(kind):
     with pytest.raises(ValueError, match="needs at least one env function, got none"):
         build(kind, [])
+
+
+def test_observation_mode_different_rejects_different_shapes(kind):
+    class Wider(palaestra.Wrapper):
+        def __init__(self, env):
+            super().__init__(env)
+            self.observation_space = Box(-1, 1, shape=(3,))
+
+    fns = [healthy_env, lambda: Wider(healthy_env())]
+    with pytest.raises(ValueError, match=r"Expected all Box.low shapes to be equal"):
+        build(kind, fns, observation_mode="different")
+
+
+def test_observation_mode_pair_rejects_sub_envs_of_another_shape(kind):
+    single, batched = Box(-1, 1, shape=(3,)), Box(-1, 1, shape=(2, 3))
+    with pytest.raises(
+        RuntimeError, match=r"do not share a common shape and dtype: sub-environment 0"
+    ):
+        build(kind, [healthy_env] * 2, observation_mode=(batched, single))
