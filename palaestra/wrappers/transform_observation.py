@@ -260,7 +260,7 @@ class ResizeObservation(TransformObservation[WrapperObsType, ActType, ObsType]):
     """Resize ``(H, W)`` or ``(H, W, C)`` uint8 images to ``shape`` by area averaging.
 
     OpenCV is optional (Gymnasium requires it). When ``cv2`` is installed it does the work
-    (``INTER_AREA``, 5-100x faster, and then identical to Gymnasium); otherwise a pure numpy
+    (``INTER_AREA``, 2-12x faster, and then identical to Gymnasium); otherwise a pure numpy
     :class:`~palaestra.wrappers.utils.AreaResizer` does: each output pixel is the mean of the
     input area it covers, rounded half up. The two agree within one grey level when
     shrinking (exactly when halving; OpenCV rounds some exact halves down), while enlarging

@@ -402,9 +402,11 @@ class AreaResizer:
 
     def _weighted(self, image: np.ndarray) -> np.ndarray:
         height, width = image.shape[:2]
+        out_h, out_w = self.out_size
         channels = image.shape[2:]
         rows = self.row_weights @ image.reshape(height, -1).astype(np.float32)
-        # Bring width last so the column weights apply as one matrix product.
-        rows = np.moveaxis(rows.reshape(-1, width, *channels), 1, -1)
-        resized = np.moveaxis(rows @ self.col_weights_t, -1, 1)
+        # Put width last in one contiguous 2-D block, so both passes are single BLAS calls.
+        rows = np.ascontiguousarray(np.moveaxis(rows.reshape(out_h, width, -1), 1, -1))
+        resized = (rows.reshape(-1, width) @ self.col_weights_t).reshape(out_h, -1, out_w)
+        resized = np.moveaxis(resized, -1, 1).reshape(out_h, out_w, *channels)
         return np.clip(np.floor(resized + 0.5), 0, 255).astype(np.uint8)
