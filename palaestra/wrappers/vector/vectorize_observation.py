@@ -237,8 +237,14 @@ class FilterObservation(VectorizeTransformObservation[WrapperObsType, ActType, O
         filter_keys: see :class:`palaestra.wrappers.FilterObservation`.
 
     Example:
-        >>> FilterObservation.__mro__[1].__name__
-        'VectorizeTransformObservation'
+        >>> from palaestra import spaces
+        >>> from palaestra.vector import SyncVectorEnv
+        >>> class Pair(Env):
+        ...     observation_space = spaces.Dict(a=spaces.Discrete(2), b=spaces.Discrete(3))
+        ...     action_space = spaces.Discrete(2)
+        >>> envs = FilterObservation(SyncVectorEnv([Pair, Pair]), filter_keys=["b"])
+        >>> envs.observation_space
+        Dict('b': MultiDiscrete([3 3]))
     """
 
     def __init__(
@@ -276,8 +282,13 @@ class GrayscaleObservation(
         keep_dim: see :class:`palaestra.wrappers.GrayscaleObservation`.
 
     Example:
-        >>> GrayscaleObservation.__init__.__defaults__
-        (False,)
+        >>> from palaestra import spaces
+        >>> from palaestra.vector import SyncVectorEnv
+        >>> class Camera(Env):
+        ...     observation_space = spaces.Box(0, 255, (4, 6, 3), np.uint8)
+        ...     action_space = spaces.Discrete(2)
+        >>> GrayscaleObservation(SyncVectorEnv([Camera, Camera])).observation_space
+        Box(0, 255, (2, 4, 6), uint8)
     """
 
     def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType], keep_dim: bool = False) -> None:
@@ -292,8 +303,13 @@ class ResizeObservation(VectorizeTransformObservation[WrapperObsType, ActType, O
         shape: see :class:`palaestra.wrappers.ResizeObservation`.
 
     Example:
-        >>> ResizeObservation.__mro__[1].__name__
-        'VectorizeTransformObservation'
+        >>> from palaestra import spaces
+        >>> from palaestra.vector import SyncVectorEnv
+        >>> class Camera(Env):
+        ...     observation_space = spaces.Box(0, 255, (8, 8, 3), np.uint8)
+        ...     action_space = spaces.Discrete(2)
+        >>> ResizeObservation(SyncVectorEnv([Camera, Camera]), shape=(4, 2)).observation_space
+        Box(0, 255, (2, 4, 2, 3), uint8)
     """
 
     def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType], shape: tuple[int, ...]) -> None:
@@ -358,8 +374,10 @@ class DtypeObservation(VectorizeTransformObservation[WrapperObsType, ActType, Ob
         dtype: see :class:`palaestra.wrappers.DtypeObservation`.
 
     Example:
-        >>> DtypeObservation.__mro__[1].__name__
-        'VectorizeTransformObservation'
+        >>> import palaestra as gym
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> DtypeObservation(envs, np.float64).single_observation_space.dtype
+        dtype('float64')
     """
 
     def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType], dtype: Any) -> None:
