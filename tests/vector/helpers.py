@@ -135,13 +135,13 @@ def shared_memory_entries() -> set[str]:
         return set()
 
 
-def wait_for_no_children(timeout: float = 5.0) -> list[Any]:
-    """Return the live child processes left after waiting up to ``timeout`` for them to end."""
+def wait_for_no_children(timeout: float = 5.0, exclude: set[Any] = frozenset()) -> list[Any]:
+    """Return the live child processes (not in ``exclude``) left after up to ``timeout`` s."""
     deadline = time.monotonic() + timeout
-    children = multiprocessing.active_children()
+    children = [child for child in multiprocessing.active_children() if child not in exclude]
     while children and time.monotonic() < deadline:
         time.sleep(0.05)
-        children = multiprocessing.active_children()
+        children = [child for child in multiprocessing.active_children() if child not in exclude]
     return children
 
 
