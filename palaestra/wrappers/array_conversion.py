@@ -152,6 +152,16 @@ def _convert_iterable(value: Iterable[Any], xp: ModuleType, device: Device | Non
     return type(value)(converted)
 
 
+def _exportable(value: Any) -> Any:
+    # DLPack carries neither autograd history nor negative strides (PyTorch even aborts the
+    # process on the latter), so such arrays are detached or copied first.
+    if getattr(value, "requires_grad", False):
+        value = value.detach()
+    if isinstance(value, np.ndarray) and any(stride < 0 for stride in value.strides):
+        value = np.ascontiguousarray(value)
+    return value
+
+
 def convert_array(value: Any, xp: ModuleType, device: Device | None = None) -> Any:
     """Move one array into library ``xp`` through DLPack, then onto ``device``.
 
@@ -166,6 +176,7 @@ def convert_array(value: Any, xp: ModuleType, device: Device | None = None) -> A
     """
     if is_numpy_namespace(xp):
         device = "cpu"
+    value = _exportable(value)
     try:
         converted = xp.from_dlpack(value)
     except BufferError:

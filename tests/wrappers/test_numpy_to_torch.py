@@ -144,3 +144,23 @@ def test_same_step_final_observations_become_tensors():
     *_, info = envs.step(torch.tensor([0, 0]))
     assert info["_final_obs"].tolist() == [True, True]
     assert all(isinstance(obs, torch.Tensor) for obs in info["final_obs"])
+
+
+def test_arrays_with_negative_strides_are_converted():
+    # Handed straight to DLPack, a flipped array aborts the whole process in PyTorch.
+    flipped = np.arange(6).reshape(2, 3)[::-1, ::-1]
+    assert numpy_to_torch(flipped).tolist() == flipped.tolist()
+
+
+def test_read_only_arrays_are_converted():
+    frozen = np.arange(4.0)
+    frozen.flags.writeable = False
+    assert numpy_to_torch(frozen).tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_actions_that_require_gradients_are_accepted():
+    env = NumpyToTorch(palaestra.make("Pendulum-v1"))
+    env.reset(seed=0)
+    action = torch.tensor([0.5], requires_grad=True) * 2
+    obs, *_ = env.step(action)
+    assert obs.shape == (3,)
