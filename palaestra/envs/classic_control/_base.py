@@ -119,6 +119,12 @@ class ClassicControlEnv(Env):
         self.draw(self._canvas)
         return self._canvas.finish()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # pygame surfaces cannot be pickled; a copy opens its own canvas when it renders.
+        state = dict(self.__dict__)
+        state.pop("_canvas", None)
+        return state
+
     def close(self) -> None:
         """Close the render window, if one is open."""
         if self._canvas is not None:

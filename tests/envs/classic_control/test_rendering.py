@@ -8,6 +8,7 @@ gallery scene is compared with the reference PNG in ``tests/data/classic_control
 from __future__ import annotations
 
 import importlib.util
+import pickle
 import sys
 from pathlib import Path
 
@@ -66,7 +67,8 @@ def test_frames_follow_the_state(env_id):
     env.reset(seed=0)
     first = env.render()
     for _ in range(30):
-        env.step(env.action_space.sample())
+        if env.step(env.action_space.sample())[2]:
+            break
     assert not np.array_equal(first, env.render())
 
 
@@ -154,3 +156,13 @@ def test_canvas_draws_with_the_y_axis_up():
 def test_rotate_turns_counter_clockwise_about_the_origin():
     ((x, y),) = rotate([(2.0, 0.0)], np.pi / 2, origin=(1.0, 1.0))
     assert (round(x, 9), round(y, 9)) == (1.0, 3.0)
+
+
+@pytest.mark.parametrize("env_id", RENDERED_IDS)
+def test_a_rendering_env_pickles_and_its_copy_renders_the_same_frame(env_id):
+    env = palaestra.make(env_id, render_mode="rgb_array").unwrapped
+    env.reset(seed=0)
+    frame = env.render()
+    copy = pickle.loads(pickle.dumps(env))
+    np.testing.assert_array_equal(copy.state, env.state)
+    np.testing.assert_array_equal(copy.render(), frame)

@@ -8,6 +8,11 @@ import numpy as np
 import numpy.typing as npt
 
 
+def _is_scalar(value: Any) -> bool:
+    """Whether ``value`` is a Python or numpy scalar (or a 0-d array); cheaper than np.ndim."""
+    return getattr(value, "ndim", 0) == 0
+
+
 def stack_components(*components: Any, dtype: npt.DTypeLike = np.float64) -> np.ndarray:
     """Join state components into one state array, components on the last axis.
 
@@ -24,7 +29,7 @@ def stack_components(*components: Any, dtype: npt.DTypeLike = np.float64) -> np.
         >>> stack_components(np.array([1.0, 2.0]), np.array([3.0, 4.0])).tolist()
         [[1.0, 3.0], [2.0, 4.0]]
     """
-    if np.ndim(components[0]) == 0:
+    if _is_scalar(components[0]):
         return np.array(components, dtype=dtype)
     return np.stack(components, axis=-1).astype(dtype, copy=False)
 
@@ -41,7 +46,7 @@ def select(condition: Any, if_true: Any, if_false: Any) -> Any:
         >>> select(np.False_, 1.0, 2.0)
         2.0
     """
-    if np.ndim(condition) == 0:
+    if _is_scalar(condition):
         return if_true if condition else if_false
     return np.where(condition, if_true, if_false)
 
@@ -57,7 +62,7 @@ def clip(value: Any, low: Any, high: Any) -> Any:
         >>> clip(np.float32(3.0), -1.0, 1.0)
         np.float32(1.0)
     """
-    if np.ndim(value) == 0:
+    if _is_scalar(value):
         if value < low:
             return type(value)(low)
         if value > high:

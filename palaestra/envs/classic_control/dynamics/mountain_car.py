@@ -6,6 +6,9 @@ is ``sin(3 x)``, so gravity pulls with ``-cos(3 x)``.
 The continuous variant keeps Gymnasium's numerical quirk: its state is float64 right after
 reset and float32 after every step, and several products are rounded to float32 on the way.
 :func:`continuous_mountain_car_step` therefore computes in the dtype of the state it is given.
+A batch matches single environments exactly when the rows that were just reset are stepped
+as a float64 batch and the others as a float32 batch; stepping every row in float32 differs
+only in the first step after a reset.
 
 Example:
     >>> import numpy as np
