@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import math
 import multiprocessing
-import select
-import signal
 import time
 from collections.abc import Callable, Sequence
 from copy import deepcopy
 from enum import Enum
-from multiprocessing.connection import wait
 from typing import Any, Generic
 
 import numpy as np
@@ -41,6 +37,7 @@ from palaestra.vector._arguments import (
     split_reset_mask,
     values_per_env,
 )
+from palaestra.vector._workers import TERMINATE_GRACE_SECONDS, Workers
 from palaestra.vector.async_worker import async_worker
 from palaestra.vector.utils import (
     CloudpickleWrapper,
@@ -60,8 +57,6 @@ _async_worker = async_worker
 
 # How long close() waits for workers when no timeout is given, before terminating them.
 CLOSE_GRACE_SECONDS = 10.0
-# How long a terminated worker gets to exit before it is killed.
-_TERMINATE_GRACE_SECONDS = 1.0
 
 
 class AsyncState(Enum):
@@ -139,12 +134,7 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         self.num_envs = len(env_fns)
         self._describe_sub_envs()
 
-        self.parent_pipes: list[Any] = []
-        self.processes: list[Any] = []
-        self._readiness: list[Callable[[float | None], tuple[bool, bool]]] = []
-        self._pending = [0] * self.num_envs
-        self._unresponsive: set[int] = set()
-        self._failed: set[int] = set()
+        self._workers = Workers()
         self._state = AsyncState.DEFAULT
         self._reset_mask: np.ndarray | None = None
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)
@@ -155,7 +145,7 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
             self._start_workers(context_module)
             self._check_spaces()
         except BaseException:
-            self._shut_down(grace=0.0)
+            self._release(grace=0.0)
             self.closed = True
             raise
 
@@ -214,11 +204,12 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         )
         with clear_mpi_env_vars():
             for index, env_fn in enumerate(self.env_fns):
-                parent_pipe, child_pipe = context_module.Pipe()
-                process = context_module.Process(
-                    target=target,
-                    name=f"Worker<{type(self).__name__}>-{index}",
-                    args=(
+                self._workers.start(
+                    context_module,
+                    target,
+                    name=f"Worker<{type(self).__name__}>",
+                    daemon=self.daemon,
+                    arguments=lambda child_pipe, parent_pipe, index=index, env_fn=env_fn: (
                         index,
                         CloudpickleWrapper(env_fn),
                         child_pipe,
@@ -229,12 +220,16 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
                         semaphore,
                     ),
                 )
-                process.daemon = self.daemon
-                self.parent_pipes.append(parent_pipe)
-                self.processes.append(process)
-                process.start()
-                child_pipe.close()
-                self._readiness.append(_readiness_check(parent_pipe, process.sentinel))
+
+    @property
+    def parent_pipes(self) -> list[Any]:
+        """The parent's end of each worker's pipe (``None`` once the worker is gone)."""
+        return self._workers.pipes
+
+    @property
+    def processes(self) -> list[Any]:
+        """The worker processes, one per sub-environment."""
+        return self._workers.processes
 
     @property
     def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
@@ -467,7 +462,7 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
             )
             self._finish_pending_call(grace)
         self._state = AsyncState.DEFAULT
-        self._shut_down(grace)
+        self._release(grace)
 
     def _finish_pending_call(self, timeout: float) -> None:
         try:
@@ -475,38 +470,15 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         except (Exception, KeyboardInterrupt) as e:
             logger.warn(f"Ignoring an error of the pending call while closing: {type(e).__name__}")
 
-    def _shut_down(self, grace: float) -> None:
-        """Close the workers politely within ``grace`` seconds, then by force; free everything.
-
-        Workers that already missed a deadline are not waited for again.
-        """
-        deadline = time.monotonic() + grace
-        responsive = [i for i in self._live_indices() if i not in self._unresponsive]
-        if grace > 0:
-            self._await_replies([i for i in responsive if self._pending[i] > 0], deadline)
-            polite = [i for i in self._live_indices() if self._pending[i] == 0]
-            for index in polite:
-                self._send(index, "close", None)
-            self._await_replies(polite, deadline)
-            for index in polite:
-                self.processes[index].join(max(0.0, deadline - time.monotonic()))
-        for process in self.processes:
-            _stop(process)
-        for pipe in self.parent_pipes:
-            if pipe is not None:
-                pipe.close()
-        self.parent_pipes = [None] * len(self.parent_pipes)
+    def _release(self, grace: float) -> None:
+        """End the workers (see :meth:`Workers.shut_down`) and free the queue and memory."""
+        self._workers.shut_down(grace)
         self.error_queue.close()
         self.error_queue.join_thread()
         if self._obs_buffer is not None:
             # Detach from the shared block so it is freed once no caller holds a view of it.
             self.observations = deepcopy(self.observations)
             self._obs_buffer = None
-
-    def _await_replies(self, indices: list[int], deadline: float) -> None:
-        """Read (and drop) the outstanding replies of ``indices`` until ``deadline``."""
-        if indices:
-            self._collect(indices, deadline)
 
     # ---------------------------------------------------------------------- state checks
 
@@ -530,42 +502,22 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
                 f"Calling `{method}` without any prior call to `{starter}`.", state.value
             )
 
-    def _live_indices(self) -> list[int]:
-        return [i for i, pipe in enumerate(self.parent_pipes) if pipe is not None]
-
     def _assert_workers_alive(self) -> None:
         # Only workers already known to be gone: one that died since is found when its
         # reply is awaited, which keeps system calls off the hot path.
-        gone = [i for i, pipe in enumerate(self.parent_pipes) if pipe is None]
+        gone = self._workers.gone()
         if gone:
-            details = ", ".join(f"{i} ({self._exit_description(i)})" for i in gone)
+            details = ", ".join(f"{i} ({self._workers.describe_exit(i)})" for i in gone)
             raise WorkerError(
                 f"The worker process of sub-environment(s) {details} is no longer running, "
                 f"so {self!r} cannot continue; call `close()` and create a new vector env.",
                 env_indices=tuple(gone),
             )
 
-    def _exit_description(self, index: int) -> str:
-        if index in self._failed:
-            return "stopped after an error"
-        code = self.processes[index].exitcode
-        if code is None:
-            return "not answering"
-        if code < 0:
-            try:
-                return f"killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                return f"killed by signal {-code}"
-        return f"exited with code {code}"
-
     # ------------------------------------------------------------------ pipes and replies
 
     def _send(self, index: int, command: str, data: Any) -> None:
-        pipe = self.parent_pipes[index]
-        # A worker that is gone cannot take the command; waiting for its reply tells how it ended.
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            pipe.send((command, data))
-        self._pending[index] += 1
+        self._workers.send(index, command, data)
 
     def _receive_all(self, waiting_for: str, timeout: float | None) -> list[Any]:
         """Collect one reply per sub-env, then raise the first problem or return the results.
@@ -574,83 +526,28 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            replies, silent, dead = self._collect(list(range(self.num_envs)), deadline)
+            replies = self._workers.collect(list(range(self.num_envs)), deadline)
         finally:
             self._state = AsyncState.DEFAULT
-        if dead:
-            self._raise_dead_workers(dead, waiting_for)
-        if silent:
-            self._unresponsive.update(silent)
+        if replies.dead:
+            self._raise_dead_workers(replies.dead, waiting_for)
+        if replies.silent:
             raise multiprocessing.TimeoutError(
                 f"The call to `{waiting_for}` has timed out after {timeout} second(s): "
-                f"sub-environment(s) {silent} did not answer. Their late answers are "
+                f"sub-environment(s) {replies.silent} did not answer. Their late answers are "
                 "discarded; `close()` terminates workers that stay busy."
             )
-        failures = [i for i in range(self.num_envs) if not replies[i][1]]
+        answers = replies.answers
+        failures = [i for i in range(self.num_envs) if not answers[i][1]]
         if failures:
-            self._raise_worker_errors(failures, replies)
-        return [replies[i][0] for i in range(self.num_envs)]
-
-    def _collect(
-        self, indices: list[int], deadline: float | None
-    ) -> tuple[dict[int, Any], list[int], list[int]]:
-        """Read the current reply of each index, dropping stale ones, until ``deadline``.
-
-        Returns:
-            ``(replies by index, indices that did not answer, indices whose worker died)``.
-        """
-        replies: dict[int, Any] = {}
-        silent: list[int] = []
-        dead: list[int] = []
-        for index in indices:
-            outcome = self._await_reply(index, deadline)
-            if outcome == "dead":
-                dead.append(index)
-            elif outcome == "silent":
-                silent.append(index)
-            else:
-                replies[index] = outcome[0]
-        return replies, silent, dead
-
-    def _await_reply(self, index: int, deadline: float | None) -> Any:
-        """Wait for worker ``index``'s current reply, dropping replies to timed-out calls.
-
-        Returns:
-            ``(reply,)``, ``"silent"`` if ``deadline`` passed first, or ``"dead"`` if the worker
-            is gone.
-        """
-        while self.parent_pipes[index] is not None:
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            has_data, has_ended = self._readiness[index](remaining)
-            if has_data:
-                try:
-                    message = self.parent_pipes[index].recv()
-                except (EOFError, ConnectionResetError):
-                    break
-                self._pending[index] -= 1
-                if self._pending[index] <= 0:
-                    self._unresponsive.discard(index)
-                    return (message,)
-            elif has_ended:
-                break
-            else:
-                return "silent"
-        self._forget_worker(index)
-        return "dead"
-
-    def _forget_worker(self, index: int) -> None:
-        pipe = self.parent_pipes[index]
-        if pipe is not None:
-            pipe.close()
-        self.parent_pipes[index] = None
-        self._pending[index] = 0
-        self._unresponsive.discard(index)
+            self._raise_worker_errors(failures, answers)
+        return [answers[i][0] for i in range(self.num_envs)]
 
     def _raise_dead_workers(self, dead: list[int], waiting_for: str) -> None:
         for process in (self.processes[i] for i in dead):
-            process.join(_TERMINATE_GRACE_SECONDS)
+            process.join(TERMINATE_GRACE_SECONDS)
         details = "; ".join(
-            f"sub-environment {i} (pid {self.processes[i].pid}, {self._exit_description(i)})"
+            f"sub-environment {i} (pid {self.processes[i].pid}, {self._workers.describe_exit(i)})"
             for i in dead
         )
         raise WorkerError(
@@ -665,8 +562,8 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         for pipe_index, (index, _, _, trace) in zip(failures, reports):
             logger.error(f"Received the following error from Worker-{index} - Shutting it down")
             logger.error("%s", trace)
-            self._forget_worker(pipe_index)
-            self._failed.add(pipe_index)
+            self._workers.forget(pipe_index)
+            self._workers.failed.add(pipe_index)
         index, error_type, message, trace = reports[0]
         raise _rebuilt_exception(
             error_type,
@@ -735,45 +632,6 @@ def _rebuilt_exception(error_type: type, message: str) -> BaseException:
         error = error_type.__new__(error_type)
         error.args = (message,)
         return error
-
-
-def _readiness_check(pipe: Any, sentinel: int) -> Callable[[float | None], tuple[bool, bool]]:
-    """Build ``check(timeout) -> (pipe has data or EOF, process ended)`` for one worker.
-
-    Uses one reusable ``select.poll`` object where the platform has it (a single system call
-    per check), else :func:`multiprocessing.connection.wait`.
-    """
-    if not hasattr(select, "poll"):
-
-        def check_with_wait(timeout: float | None) -> tuple[bool, bool]:
-            ready = wait([pipe, sentinel], timeout)
-            return pipe in ready, sentinel in ready
-
-        return check_with_wait
-
-    poller = select.poll()
-    pipe_fd = pipe.fileno()
-    poller.register(pipe_fd, select.POLLIN)
-    poller.register(sentinel, select.POLLIN)
-
-    def check_with_poll(timeout: float | None) -> tuple[bool, bool]:
-        milliseconds = -1 if timeout is None else math.ceil(timeout * 1000)
-        ready = {fd for fd, _ in poller.poll(milliseconds)}
-        return pipe_fd in ready, sentinel in ready
-
-    return check_with_poll
-
-
-def _stop(process: Any) -> None:
-    """Make sure ``process`` has ended: terminate it, then kill it, and reap it."""
-    if process.pid is None:
-        return
-    if process.exitcode is None:
-        process.terminate()
-        process.join(_TERMINATE_GRACE_SECONDS)
-    if process.exitcode is None:
-        process.kill()
-    process.join()
 
 
 def _checked_max_concurrency(value: int | None) -> int | None:

@@ -1,0 +1,286 @@
+"""The worker processes of an async vector env, the pipes to them and their replies.
+
+Every command sent to a worker gets exactly one reply. :class:`Workers` counts the replies
+each worker still owes, so a reply to a call that timed out is recognised and dropped later
+instead of being taken as the answer to the next call. Waiting watches each worker's pipe
+*and* its process sentinel, so a worker that dies is noticed at once, whatever killed it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import select
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from typing import Any
+
+# How long a terminated worker gets to exit before it is killed.
+TERMINATE_GRACE_SECONDS = 1.0
+
+_DEAD = "dead"
+_SILENT = "silent"
+
+
+@dataclass
+class Replies:
+    """What came back from one round of waiting.
+
+    Attributes:
+        answers: the reply of each worker that answered, by index.
+        silent: indices that did not answer before the deadline.
+        dead: indices whose worker is gone.
+    """
+
+    answers: dict[int, Any] = field(default_factory=dict)
+    silent: list[int] = field(default_factory=list)
+    dead: list[int] = field(default_factory=list)
+
+
+class Workers:
+    """Start, talk to, watch and stop worker processes, one per sub-environment.
+
+    Attributes:
+        pipes: the parent's end of each worker's pipe; ``None`` once the worker is gone.
+        processes: the worker processes.
+        unresponsive: workers that missed a deadline and still owe a reply.
+        failed: workers that reported an error (and stopped).
+    """
+
+    def __init__(self) -> None:
+        self.pipes: list[Any] = []
+        self.processes: list[Any] = []
+        self.unresponsive: set[int] = set()
+        self.failed: set[int] = set()
+        self._owed: list[int] = []
+        self._checks: list[Callable[[float | None], tuple[bool, bool]]] = []
+        self._poller = select.poll() if hasattr(select, "poll") else None
+        # fd -> (worker index, whether the fd is the pipe rather than the process sentinel)
+        self._fd_owner: dict[int, tuple[int, bool]] = {}
+
+    # ------------------------------------------------------------------------ lifecycle
+
+    def start(
+        self,
+        context: Any,
+        target: Callable[..., None],
+        name: str,
+        daemon: bool,
+        arguments: Callable[[Any, Any], tuple[Any, ...]],
+    ) -> None:
+        """Start a worker running ``target(*arguments(child_pipe, parent_pipe))``."""
+        index = len(self.processes)
+        parent_pipe, child_pipe = context.Pipe()
+        process = context.Process(
+            target=target, name=f"{name}-{index}", args=arguments(child_pipe, parent_pipe)
+        )
+        process.daemon = daemon
+        self.pipes.append(parent_pipe)
+        self.processes.append(process)
+        self._owed.append(0)
+        self._checks.append(_no_readiness)
+        process.start()
+        child_pipe.close()
+        self._watch(index, parent_pipe, process.sentinel)
+
+    def _watch(self, index: int, pipe: Any, sentinel: int) -> None:
+        self._checks[index] = _readiness_check(pipe, sentinel)
+        if self._poller is not None:
+            for fd, is_pipe in ((pipe.fileno(), True), (sentinel, False)):
+                self._poller.register(fd, select.POLLIN)
+                self._fd_owner[fd] = (index, is_pipe)
+
+    def forget(self, index: int) -> None:
+        """Stop talking to worker ``index``: close and drop its pipe."""
+        pipe = self.pipes[index]
+        if pipe is None:
+            return
+        for fd in [fd for fd, (owner, _) in self._fd_owner.items() if owner == index]:
+            del self._fd_owner[fd]
+            if self._poller is not None:
+                self._poller.unregister(fd)
+        pipe.close()
+        self.pipes[index] = None
+        self._owed[index] = 0
+        self.unresponsive.discard(index)
+
+    def shut_down(self, grace: float) -> None:
+        """End every worker: ``close`` within ``grace`` seconds, then terminate, then kill.
+
+        Workers that already missed a deadline are not waited for again.
+        """
+        deadline = time.monotonic() + grace
+        if grace > 0:
+            busy = [i for i in self.live() if self._owed[i] > 0 and i not in self.unresponsive]
+            self.collect(busy, deadline)
+            polite = [i for i in self.live() if self._owed[i] == 0]
+            for index in polite:
+                self.send(index, "close", None)
+            self.collect(polite, deadline)
+            for index in polite:
+                self.processes[index].join(max(0.0, deadline - time.monotonic()))
+        for process in self.processes:
+            _stop(process)
+        for index in range(len(self.pipes)):
+            self.forget(index)
+
+    # --------------------------------------------------------------------------- status
+
+    def live(self) -> list[int]:
+        """List the indices of the workers still talked to."""
+        return [i for i, pipe in enumerate(self.pipes) if pipe is not None]
+
+    def gone(self) -> list[int]:
+        """List the indices of the workers known to be gone."""
+        return [i for i, pipe in enumerate(self.pipes) if pipe is None]
+
+    def describe_exit(self, index: int) -> str:
+        """How worker ``index`` ended, in words (``killed by signal SIGKILL``, ...)."""
+        if index in self.failed:
+            return "stopped after an error"
+        code = self.processes[index].exitcode
+        if code is None:
+            return "not answering"
+        if code >= 0:
+            return f"exited with code {code}"
+        try:
+            return f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+
+    # -------------------------------------------------------------------- communication
+
+    def send(self, index: int, command: str, data: Any) -> None:
+        """Send ``(command, data)`` to worker ``index``; it now owes one more reply."""
+        # A worker that is gone cannot take the command; waiting for its reply tells how it ended.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.pipes[index].send((command, data))
+        self._owed[index] += 1
+
+    def collect(self, indices: list[int], deadline: float | None) -> Replies:
+        """Wait until ``deadline`` for the current reply of each of ``indices``.
+
+        Replies owed for earlier, timed-out calls are read and dropped on the way.
+        """
+        replies = Replies(dead=[i for i in indices if self.pipes[i] is None])
+        waiting = [i for i in indices if self.pipes[i] is not None]
+        if self._poller is not None:
+            waiting = self._collect_together(waiting, deadline, replies)
+        for index in waiting:
+            self._record(replies, index, self._await_one(index, deadline))
+        replies.dead.sort()
+        return replies
+
+    def _collect_together(self, waiting: list[int], deadline: float | None, replies: Replies):
+        """Read the replies of ``waiting`` as they come, with one ``poll`` per round.
+
+        Returns:
+            The indices left to wait for one by one: none, unless the deadline passed or a
+            round woke up only for workers outside ``waiting``.
+        """
+        waiting = list(waiting)
+        while waiting:
+            events = self._poller.poll(_milliseconds(_remaining(deadline)))
+            ready: dict[int, bool] = {}
+            for fd, _ in events:
+                index, is_pipe = self._fd_owner.get(fd, (-1, False))
+                if index in waiting:
+                    ready[index] = ready.get(index, False) or is_pipe
+            if not ready:
+                return waiting
+            for index, has_data in sorted(ready.items()):
+                outcome = self._read(index) if has_data else _DEAD
+                if outcome == _DEAD:
+                    self.forget(index)
+                if outcome is not None:
+                    self._record(replies, index, outcome)
+                    waiting.remove(index)
+        return waiting
+
+    def _await_one(self, index: int, deadline: float | None) -> Any:
+        """Wait for worker ``index``'s current reply: ``(reply,)``, ``"silent"`` or ``"dead"``."""
+        while self.pipes[index] is not None:
+            has_data, has_ended = self._checks[index](_remaining(deadline))
+            if not has_data and not has_ended:
+                return _SILENT
+            outcome = self._read(index) if has_data else _DEAD
+            if outcome == _DEAD:
+                break
+            if outcome is not None:
+                return outcome
+        self.forget(index)
+        return _DEAD
+
+    def _read(self, index: int) -> Any:
+        """Read one message: ``(reply,)`` if it is the awaited one, ``None`` if it was stale."""
+        try:
+            message = self.pipes[index].recv()
+        except (EOFError, ConnectionResetError):
+            return _DEAD
+        self._owed[index] -= 1
+        if self._owed[index] > 0:
+            return None
+        self.unresponsive.discard(index)
+        return (message,)
+
+    def _record(self, replies: Replies, index: int, outcome: Any) -> None:
+        if outcome == _DEAD:
+            replies.dead.append(index)
+        elif outcome == _SILENT:
+            replies.silent.append(index)
+            self.unresponsive.add(index)
+        else:
+            replies.answers[index] = outcome[0]
+
+
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+def _milliseconds(seconds: float | None) -> int:
+    return -1 if seconds is None else math.ceil(seconds * 1000)
+
+
+def _no_readiness(timeout: float | None) -> tuple[bool, bool]:
+    return False, False
+
+
+def _readiness_check(pipe: Any, sentinel: int) -> Callable[[float | None], tuple[bool, bool]]:
+    """Build ``check(timeout) -> (pipe has data or EOF, process ended)`` for one worker.
+
+    Uses one reusable ``select.poll`` object where the platform has it (a single system call
+    per check), else :func:`multiprocessing.connection.wait`.
+    """
+    if not hasattr(select, "poll"):
+
+        def check_with_wait(timeout: float | None) -> tuple[bool, bool]:
+            ready = wait([pipe, sentinel], timeout)
+            return pipe in ready, sentinel in ready
+
+        return check_with_wait
+
+    poller = select.poll()
+    pipe_fd = pipe.fileno()
+    poller.register(pipe_fd, select.POLLIN)
+    poller.register(sentinel, select.POLLIN)
+
+    def check_with_poll(timeout: float | None) -> tuple[bool, bool]:
+        ready = {fd for fd, _ in poller.poll(_milliseconds(timeout))}
+        return pipe_fd in ready, sentinel in ready
+
+    return check_with_poll
+
+
+def _stop(process: Any) -> None:
+    """Make sure ``process`` has ended: terminate it, then kill it, and reap it."""
+    if process.pid is None:
+        return
+    if process.exitcode is None:
+        process.terminate()
+        process.join(TERMINATE_GRACE_SECONDS)
+    if process.exitcode is None:
+        process.kill()
+    process.join()
