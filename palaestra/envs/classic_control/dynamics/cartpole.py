@@ -136,12 +136,8 @@ def cartpole_terminated(state: np.ndarray, params: CartPoleParams) -> Any:
         True
     """
     x, _, theta, _ = state.T
-    return (
-        (x < -params.x_threshold)
-        | (x > params.x_threshold)
-        | (theta < -params.theta_threshold_radians)
-        | (theta > params.theta_threshold_radians)
-    )
+    # |v| > t is exactly (v < -t) or (v > t): negation is exact in floating point.
+    return (abs(x) > params.x_threshold) | (abs(theta) > params.theta_threshold_radians)
 
 
 def cartpole_reward(terminated: Any, sutton_barto_reward: bool = False) -> Any:

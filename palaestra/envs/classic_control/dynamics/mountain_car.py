@@ -25,7 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.dynamics._arrays import clip, select, stack_components
+from palaestra.envs.classic_control.dynamics._arrays import (
+    as_type,
+    clip,
+    select,
+    stack_components,
+)
 
 __all__ = [
     "MountainCarParams",
@@ -195,17 +200,17 @@ def continuous_mountain_car_step(
         array([-0.49867684,  0.00132316], dtype=float32)
     """
     p = params
-    dtype = state.dtype
+    real = state.dtype.type
     position, velocity = state.T
     throttle = np.asarray(action)[..., 0][()]
     force = clip(throttle, p.min_action, p.max_action)
-    slope = p.gravity * np.cos(3 * position, dtype=np.float64)
+    slope = p.gravity * np.cos(as_type(3 * position, np.float64))
     # In range, the throttle keeps its own (float32) dtype through the product; a clipped
     # throttle is a Python float in Gymnasium, so that product stays in float64.
     in_range = (throttle >= p.min_action) & (throttle <= p.max_action)
-    narrow = np.subtract(force * p.power, slope, dtype=force.dtype)
-    wide = np.multiply(force, p.power, dtype=np.float64) - slope
-    velocity = np.add(velocity, select(in_range, narrow, wide), dtype=dtype)
+    narrow = force * p.power - as_type(slope, force.dtype.type)
+    wide = as_type(force, np.float64) * p.power - slope
+    velocity = velocity + as_type(select(in_range, narrow, wide), real)
     velocity = clip(velocity, -p.max_speed, p.max_speed)
     position = clip(position + velocity, p.min_position, p.max_position)
     velocity = _stop_at_left_wall(position, velocity, p.min_position)
