@@ -12,6 +12,8 @@ import multiprocessing
 import multiprocessing.heap
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -211,3 +213,20 @@ def test_close_releases_every_shared_memory_block(broken):
     envs.close()
     gc.collect()
     assert _shared_blocks_in_use() == before
+
+
+def test_ctrl_c_during_a_step_leaves_a_closable_env_and_no_workers():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.vector.ctrl_c_scenario"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        start_new_session=True,  # the SIGINT goes to this new process group only
+        timeout=50,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "interrupted"
+    assert float(lines[1].split()[2]) < 5
+    assert lines[2] == "children left: 0"
