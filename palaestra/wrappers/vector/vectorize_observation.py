@@ -167,6 +167,8 @@ class VectorizeTransformObservation(
 
     The single-env wrapper is built once on a stand-in env with the single observation space;
     its space becomes the new single space and is batched for the new batched space.
+    Subclasses whose transformation is elementwise set ``batch_transform`` to apply it to the
+    whole batch at once: the same numbers, without a Python loop over sub-envs.
 
     Args:
         env: the vector env to wrap.
@@ -185,6 +187,8 @@ class VectorizeTransformObservation(
         >>> envs.observation_space.shape
         (3, 2, 2)
     """
+
+    batch_transform: Callable[[Any], Any] | None = None
 
     def __init__(
         self,
@@ -216,6 +220,8 @@ class VectorizeTransformObservation(
 
     def observations(self, observations: ObsType) -> WrapperObsType:
         """Transform each sub-env's observation and batch the results."""
+        if self.batch_transform is not None:
+            return self.batch_transform(observations)
         if self.same_out:
             transformed = tuple(
                 self.wrapper.observation(obs)
@@ -227,6 +233,20 @@ class VectorizeTransformObservation(
             for obs in iterate(self.env.observation_space, observations)
         )
         return deepcopy(concatenate(self.single_observation_space, transformed, self.out))
+
+
+def batched(func: Callable[[Any], Any], dtype: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """Lift an elementwise array function to batches, returning a fresh array of ``dtype``.
+
+    Args:
+        func: a function whose result on a stacked batch equals the stack of its results.
+        dtype: the dtype of the batched space the results belong to.
+
+    Example:
+        >>> batched(lambda x: x * 2, np.float32)(np.ones((2, 3), dtype=np.float64)).dtype
+        dtype('float32')
+    """
+    return lambda batch: np.array(func(batch), dtype=dtype, copy=True)
 
 
 class FilterObservation(VectorizeTransformObservation[WrapperObsType, ActType, ObsType, ArrayType]):
@@ -293,6 +313,8 @@ class GrayscaleObservation(
 
     def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType], keep_dim: bool = False) -> None:
         super().__init__(env, transform_observation.GrayscaleObservation, keep_dim=keep_dim)
+        # The luma sum runs over the last axis, so it is the same on a batch of images.
+        self.batch_transform = batched(self.wrapper.func, np.uint8)
 
 
 class ResizeObservation(VectorizeTransformObservation[WrapperObsType, ActType, ObsType, ArrayType]):
@@ -336,6 +358,10 @@ class ReshapeObservation(
         self, env: VectorEnv[ObsType, ActType, ArrayType], shape: int | tuple[int, ...]
     ) -> None:
         super().__init__(env, transform_observation.ReshapeObservation, shape=shape)
+        batch_shape = self.observation_space.shape
+        self.batch_transform = batched(
+            lambda batch: np.reshape(batch, batch_shape), self.observation_space.dtype
+        )
 
 
 class RescaleObservation(
@@ -364,6 +390,8 @@ class RescaleObservation(
         super().__init__(
             env, transform_observation.RescaleObservation, min_obs=min_obs, max_obs=max_obs
         )
+        # The affine map broadcasts over the batch axis.
+        self.batch_transform = batched(self.wrapper.func, self.observation_space.dtype)
 
 
 class DtypeObservation(VectorizeTransformObservation[WrapperObsType, ActType, ObsType, ArrayType]):
@@ -382,3 +410,4 @@ class DtypeObservation(VectorizeTransformObservation[WrapperObsType, ActType, Ob
 
     def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType], dtype: Any) -> None:
         super().__init__(env, transform_observation.DtypeObservation, dtype=dtype)
+        self.batch_transform = batched(self.wrapper.func, self.observation_space.dtype)

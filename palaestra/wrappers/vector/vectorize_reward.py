@@ -108,3 +108,9 @@ class ClipReward(VectorizeTransformReward[ObsType, ActType, ArrayType]):
         super().__init__(
             env, transform_reward.ClipReward, min_reward=min_reward, max_reward=max_reward
         )
+        self.min_reward, self.max_reward = min_reward, max_reward
+
+    def rewards(self, rewards: ArrayType) -> ArrayType:
+        """Clip the whole batch of rewards at once, writing into ``rewards``."""
+        rewards[...] = np.clip(rewards, self.min_reward, self.max_reward)
+        return rewards

@@ -215,3 +215,25 @@ def test_vector_resize_without_opencv_shrinks_every_image():
     observations, _ = envs.reset(seed=0)
     assert observations.shape == (2, 6, 8, 3)
     assert observations.dtype == np.uint8
+
+
+@pytest.mark.parametrize(
+    ("wrapper_name", "kwargs"),
+    [("ClipAction", {}), ("RescaleAction", {"min_action": -1.0, "max_action": 3.0})],
+)
+def test_float64_actions_are_cast_like_gymnasium(wrapper_name, kwargs):
+    gym = gymnasium_module()
+    ours_envs, theirs_envs = make_vec_pair("Pendulum-v1", NUM_ENVS, "NEXT_STEP")
+    ours = getattr(vector_wrappers, wrapper_name)(ours_envs, **kwargs)
+    theirs = getattr(gym.wrappers.vector, wrapper_name)(theirs_envs, **kwargs)
+    actions = np.random.default_rng(0).uniform(-5, 5, (20, NUM_ENVS, 1))
+    for action in actions:
+        assert_same(ours.actions(action.copy()), theirs.actions(action.copy()))
+
+
+def test_batched_observation_transform_leaves_the_input_batch_untouched():
+    envs = palaestra.make_vec("Pendulum-v1", 2, vectorization_mode="sync")
+    envs = vector_wrappers.RescaleObservation(envs, -1.0, 1.0)
+    raw = np.ones((2, 3), dtype=np.float32)
+    envs.observations(raw)
+    assert raw.tolist() == [[1.0] * 3] * 2
