@@ -23,6 +23,7 @@ from palaestra.envs.classic_control.dynamics.cartpole import (
     CartPoleParams,
     cartpole_initial_state,
     cartpole_reward,
+    cartpole_reward_after_termination,
     cartpole_step,
     cartpole_terminated,
 )
@@ -118,16 +119,15 @@ class CartPoleEnv(ClassicControlEnv):
         assert self.state is not None, "Call reset before using step method."
         self.state = cartpole_step(self.state, action, self.params)
         terminated = bool(cartpole_terminated(self.state, self.params))
-        if not terminated:
-            reward = 0.0 if self._sutton_barto_reward else 1.0
-        elif self.steps_beyond_terminated is None:
-            self.steps_beyond_terminated = 0
-            reward = float(cartpole_reward(True, self._sutton_barto_reward))
+        if not terminated or self.steps_beyond_terminated is None:
+            if terminated:
+                self.steps_beyond_terminated = 0
+            reward = float(cartpole_reward(terminated, self._sutton_barto_reward))
         else:
             if self.steps_beyond_terminated == 0:
                 logger.warn(STEP_AFTER_TERMINATION)
             self.steps_beyond_terminated += 1
-            reward = -1.0 if self._sutton_barto_reward else 0.0
+            reward = cartpole_reward_after_termination(self._sutton_barto_reward)
         if self.render_mode == "human":
             self.render()
         return np.array(self.state, dtype=np.float32), reward, terminated, False, {}
@@ -170,8 +170,7 @@ def draw_cartpole(canvas: Canvas, state: np.ndarray, params: CartPoleParams) -> 
     """Draw one cart-pole ``state`` on ``canvas``: track, limit marks, cart, wheels and pole.
 
     Args:
-        canvas: a cleared canvas; the track spans its width, from ``-2 * x_threshold`` to
-            ``2 * x_threshold``.
+        canvas: a cleared canvas; its width spans ``2.5 * x_threshold``, centred on 0.
         state: a single state of shape ``(4,)``.
         params: the system's constants (pole length, thresholds).
 

@@ -26,6 +26,7 @@ __all__ = [
     "cartpole_step",
     "cartpole_terminated",
     "cartpole_reward",
+    "cartpole_reward_after_termination",
     "cartpole_initial_state",
 ]
 
@@ -161,6 +162,19 @@ def cartpole_reward(terminated: Any, sutton_barto_reward: bool = False) -> Any:
     if sutton_barto_reward:
         return select(terminated, -1.0, 0.0)
     return select(terminated, 1.0, 1.0)
+
+
+def cartpole_reward_after_termination(sutton_barto_reward: bool = False) -> float:
+    """Reward of a step taken after the episode already terminated (undefined behaviour).
+
+    Args:
+        sutton_barto_reward: use the Sutton-Barto reward.
+
+    Example:
+        >>> cartpole_reward_after_termination(), cartpole_reward_after_termination(True)
+        (0.0, -1.0)
+    """
+    return -1.0 if sutton_barto_reward else 0.0
 
 
 def cartpole_initial_state(
