@@ -334,6 +334,7 @@ class VectorizeMode(Enum):
     ASYNC = "async"
     SYNC = "sync"
     VECTOR_ENTRY_POINT = "vector_entry_point"
+    POOL = "pool"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1028,6 +1029,10 @@ def make_vec(
 
     if mode is VectorizeMode.VECTOR_ENTRY_POINT:
         envs = _make_native_vector_env(id, env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
+    elif mode is VectorizeMode.POOL:
+        from palaestra.vector.pool._from_spec import make_pool_vector_env
+
+        envs = make_pool_vector_env(env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
     else:
         envs = _make_python_vector_env(
             env_spec, mode, num_envs, vector_kwargs, wrappers, env_kwargs

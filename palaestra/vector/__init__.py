@@ -18,6 +18,7 @@ Example:
 
 from palaestra.vector import utils
 from palaestra.vector.async_vector_env import AsyncVectorEnv
+from palaestra.vector.pool import PoolVectorEnv
 from palaestra.vector.sync_vector_env import SyncVectorEnv
 from palaestra.vector.vector_env import (
     AutoresetMode,
@@ -36,6 +37,7 @@ __all__ = [
     "VectorRewardWrapper",
     "SyncVectorEnv",
     "AsyncVectorEnv",
+    "PoolVectorEnv",
     "utils",
     "AutoresetMode",
 ]

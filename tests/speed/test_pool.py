@@ -1,0 +1,198 @@
+"""PoolVectorEnv: parity with sync, EnvPool-style send/recv, faults, restarts, no leaks."""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+
+import numpy as np
+import pytest
+
+import palaestra as gym
+from palaestra.error import WorkerError
+from palaestra.vector import PoolVectorEnv
+from tests.speed.conftest import assert_same_trajectory, random_actions, record
+from tests.speed.faulty import DictObservationEnv, FaultyEnv
+
+
+def make_pool(env_id: str, num_envs: int, **vector_kwargs) -> PoolVectorEnv:
+    return gym.make_vec(
+        env_id,
+        num_envs,
+        vectorization_mode="pool",
+        vector_kwargs={"num_workers": 2, **vector_kwargs},
+    )
+
+
+def faulty_pool(how: str, num_envs: int = 4, armed: str | None = None, **kwargs) -> PoolVectorEnv:
+    env_fn = functools.partial(FaultyEnv, how=how, armed=armed)
+    return PoolVectorEnv([env_fn] * num_envs, num_workers=2, **kwargs)
+
+
+def shm_exists(envs: PoolVectorEnv) -> bool:
+    return os.path.exists(f"/dev/shm/{envs._block.name.lstrip('/')}")
+
+
+def processes(envs: PoolVectorEnv) -> list:
+    return [worker.process for worker in envs._workers]
+
+
+@pytest.mark.parametrize("autoreset_mode", ["NextStep", "SameStep", "Disabled"])
+def test_lockstep_pool_matches_sync_in_every_autoreset_mode(env_id, autoreset_mode):
+    actions = random_actions(env_id, 4, 120)
+    expected = record(
+        gym.make_vec(
+            env_id, 4, vectorization_mode="sync", vector_kwargs={"autoreset_mode": autoreset_mode}
+        ),
+        actions,
+    )
+    actual = record(make_pool(env_id, 4, autoreset_mode=autoreset_mode), actions)
+    assert_same_trajectory(expected, actual)
+
+
+def test_pool_of_single_envs_matches_sync_when_wrappers_are_given():
+    actions = random_actions("CartPole-v1", 4, 60)
+    wrappers = [gym.wrappers.RecordEpisodeStatistics]
+    expected = record(
+        gym.make_vec("CartPole-v1", 4, vectorization_mode="sync", wrappers=wrappers), actions
+    )
+    pool = gym.make_vec(
+        "CartPole-v1",
+        4,
+        vectorization_mode="pool",
+        wrappers=wrappers,
+        vector_kwargs={"num_workers": 2},
+    )
+    actual = record(pool, actions)
+    for want, got in zip(expected, actual, strict=True):
+        for want_item, got_item in zip(want[:-1], got[:-1], strict=True):
+            np.testing.assert_array_equal(got_item, want_item)
+        assert sorted(got[-1]) == sorted(want[-1])
+
+
+def test_num_workers_defaults_to_the_core_count():
+    with PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=64) as envs:
+        assert envs.num_workers == min(os.cpu_count(), 64)
+
+
+def _cartpoles(n: int):
+    return gym.make_vec("CartPole-v1", n, vectorization_mode="vector_entry_point")
+
+
+def test_recv_returns_the_first_batch_with_env_ids():
+    envs = make_pool("CartPole-v1", 8, num_workers=4, batch_size=4)
+    envs.async_reset(seed=0)
+    observations, *_, infos = envs.recv()
+    assert observations.shape == (4, 4)
+    assert sorted(infos["env_id"].tolist()) in (
+        [0, 1, 2, 3],
+        [0, 1, 4, 5],
+        [0, 1, 6, 7],
+        [2, 3, 4, 5],
+        [2, 3, 6, 7],
+        [4, 5, 6, 7],
+    )
+    envs.close()
+
+
+def test_send_recv_reaches_every_sub_env_and_matches_sync_per_env():
+    envs = make_pool("CartPole-v1", 4, num_workers=4, batch_size=2)
+    sync = gym.make_vec("CartPole-v1", 4, vectorization_mode="sync")
+    expected_first = sync.reset(seed=3)[0]
+    envs.async_reset(seed=3)
+    seen = {}
+    for _ in range(4):
+        observations, _, _, _, infos = envs.recv()
+        for row, env_id in enumerate(infos["env_id"].tolist()):
+            seen.setdefault(env_id, observations[row])
+        envs.send(np.ones(len(infos["env_id"]), dtype=np.int64), infos["env_id"])
+    assert sorted(seen) == [0, 1, 2, 3]
+    for env_id, observation in seen.items():
+        np.testing.assert_array_equal(observation, expected_first[env_id])
+    envs.close()
+
+
+def test_send_rejects_ids_that_split_a_worker_group():
+    envs = make_pool("CartPole-v1", 4, num_workers=2, batch_size=2)
+    envs.async_reset(seed=0)
+    envs.recv()
+    with pytest.raises(ValueError, match="whole idle worker groups"):
+        envs.send(np.zeros(1, dtype=np.int64), [0])
+    envs.close()
+
+
+def test_batch_size_must_be_a_multiple_of_the_group_size():
+    with pytest.raises(ValueError, match="batch_size=3 must be a multiple"):
+        make_pool("CartPole-v1", 4, num_workers=2, batch_size=3)
+
+
+def test_recv_without_anything_in_flight_is_an_error():
+    with make_pool("CartPole-v1", 2) as envs, pytest.raises(RuntimeError, match="send"):
+        envs.recv()
+
+
+def test_unsupported_spaces_point_to_async():
+    with pytest.raises(ValueError, match=r"supports Box and Discrete spaces.*use AsyncVectorEnv"):
+        PoolVectorEnv([DictObservationEnv] * 2, num_workers=1)
+
+
+@pytest.mark.parametrize(
+    ("how", "message"),
+    [
+        ("raise", r"sub-environments \[(0, 1|2, 3)\]\) raised ValueError: boom at step 2"),
+        ("kill", r"sub-environments \[(0, 1|2, 3)\]\) died with exit code -9"),
+        ("hang", r"sub-environments \[(0, 1|2, 3)\]\) did not answer within 1.0 s"),
+    ],
+)
+def test_a_failing_worker_is_reported_with_its_sub_envs_in_bounded_time(how, message):
+    envs = faulty_pool(how, timeout=1.0)
+    envs.reset(seed=0)
+    envs.step(np.zeros(4, dtype=np.int64))
+    started = time.monotonic()
+    with pytest.raises(WorkerError, match=message) as caught:
+        envs.step(np.zeros(4, dtype=np.int64))
+    assert time.monotonic() - started < 5.0
+    assert caught.value.env_indices in ((0, 1), (2, 3))
+    envs.close()
+    assert not any(process is not None and process.is_alive() for process in processes(envs))
+
+
+def test_close_after_a_failure_leaves_no_process_and_no_shared_memory():
+    envs = faulty_pool("kill", timeout=1.0)
+    workers = list(processes(envs))
+    envs.reset(seed=0)
+    envs.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(WorkerError):
+        envs.step(np.zeros(4, dtype=np.int64))
+    envs.close()
+    assert not any(process.is_alive() for process in workers)
+    assert not shm_exists(envs)
+
+
+def test_restart_failed_returns_the_failed_groups_truncated_with_a_flag(tmp_path):
+    armed = tmp_path / "armed"
+    armed.touch()
+    envs = faulty_pool("kill", armed=str(armed), timeout=2.0, restart_failed=True)
+    envs.reset(seed=0)
+    envs.step(np.zeros(4, dtype=np.int64))
+    observations, rewards, terminations, truncations, infos = envs.step(np.zeros(4, dtype=np.int64))
+    armed.unlink()
+    assert truncations.tolist() == [True] * 4
+    assert infos["worker_restarted"].tolist() == [True] * 4
+    assert observations.tolist() == [[0.0]] * 4
+    assert rewards.tolist() == [0.0] * 4 and not terminations.any()
+    observations, _, _, truncations, infos = envs.step(np.zeros(4, dtype=np.int64))
+    assert observations.tolist() == [[1.0]] * 4 and not truncations.any() and not infos
+    envs.close()
+    assert not shm_exists(envs)
+
+
+def test_close_stops_every_worker_and_unlinks_the_block():
+    envs = make_pool("Pendulum-v1", 4)
+    workers = list(processes(envs))
+    envs.reset(seed=0)
+    assert shm_exists(envs)
+    envs.close()
+    assert not any(process.is_alive() for process in workers)
+    assert not shm_exists(envs)
