@@ -51,6 +51,19 @@ def has_stacked_sequence(space) -> bool:
     return any(has_stacked_sequence(child) for child in children)
 
 
+def has_oneof_of_containers(space) -> bool:
+    containers = (palaestra.spaces.Tuple, palaestra.spaces.Dict)
+    if isinstance(space, palaestra.spaces.OneOf) and any(
+        isinstance(child, containers) for child in space.spaces
+    ):
+        return True
+    if isinstance(space, palaestra.spaces.Sequence):
+        return has_oneof_of_containers(space.feature_space)
+    children = getattr(space, "spaces", ())
+    children = children.values() if isinstance(children, dict) else children
+    return any(has_oneof_of_containers(child) for child in children)
+
+
 @parity_settings
 @given(space_recipes(), seeds())
 def test_seeded_samples_match_gymnasium(recipe, seed):
@@ -136,12 +149,10 @@ def test_flatdim_matches_gymnasium(recipe):
 def test_jsonable_matches_gymnasium_where_gymnasium_succeeds(recipe, seed):
     ours, theirs = build_pair(recipe)
     ours.seed(seed), theirs.seed(seed)
+    # Gymnasium's OneOf mis-encodes Tuple/Dict alternatives (drops data or raises).
+    assume(not has_oneof_of_containers(ours))
     samples = [theirs.sample() for _ in range(2)]
-    try:
-        expected = theirs.to_jsonable(samples)
-    except (IndexError, KeyError):  # Gymnasium's OneOf cannot encode Tuple/Dict alternatives
-        assume(False)
-    assert ours.to_jsonable([ours.sample() for _ in range(2)]) == expected
+    assert ours.to_jsonable([ours.sample() for _ in range(2)]) == theirs.to_jsonable(samples)
 
 
 BOX_BOUNDS = {
