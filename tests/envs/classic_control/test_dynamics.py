@@ -12,6 +12,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from palaestra.envs.classic_control.dynamics import acrobot, cartpole, mountain_car, pendulum
 
@@ -220,3 +223,38 @@ def test_acrobot_initial_states_are_float32_in_bounds():
     states = acrobot.acrobot_initial_state(np.random.default_rng(1), -0.1, 0.1, batch_size=10)
     assert states.shape == (10, 4) and states.dtype == np.float32
     assert np.all(np.abs(states) <= 0.1)
+
+
+finite = st.floats(-3.0, 3.0, allow_subnormal=False)
+
+
+@settings(max_examples=30, deadline=None)
+@given(states=arrays(np.float64, st.tuples(st.integers(1, 8), st.just(4)), elements=finite))
+def test_property_cartpole_batches_equal_rows_for_any_state(states):
+    params = cartpole.CartPoleParams()
+    actions = np.arange(len(states)) % 2
+    batched = cartpole.cartpole_step(states, actions, params)
+    expected = rows(lambda s, a: cartpole.cartpole_step(s, a, params), states, actions)
+    np.testing.assert_array_equal(batched, expected)
+    flags = cartpole.cartpole_terminated(states, params)
+    assert flags.tolist() == [bool(cartpole.cartpole_terminated(s, params)) for s in states]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    states=arrays(
+        np.float32,
+        st.tuples(st.integers(1, 8), st.just(2)),
+        elements=st.floats(-1.25, 0.75, width=32, allow_subnormal=False),
+    ),
+    throttle=st.floats(-2.0, 2.0, width=32, allow_subnormal=False),
+)
+def test_property_continuous_mountain_car_batches_equal_rows(states, throttle):
+    params = mountain_car.ContinuousMountainCarParams()
+    actions = np.full((len(states), 1), throttle, dtype=np.float32)
+    step = mountain_car.continuous_mountain_car_step
+    batched = step(states, actions, params)
+    np.testing.assert_array_equal(batched, rows(lambda s, a: step(s, a, params), states, actions))
+    assert np.all(
+        (batched[:, 0] >= params.min_position) & (np.abs(batched[:, 1]) <= params.max_speed)
+    )
