@@ -3,12 +3,13 @@
 The target is ``module:Class`` (the module is imported, e.g. ``examples.inventory_env``),
 ``path/to/file.py:Class`` (the file is loaded by path) or a registered env id. The class is
 built without arguments and checked with :func:`palaestra.utils.env_checker.check_env`;
-problems (failed checks and warnings) are listed, and the exit status is 1 when there are
-any.
+warnings are printed, failed checks are listed, and the exit status is 1 when a check
+fails.
 
 Example:
     >>> from palaestra.cli import main
     >>> main(["check", "palaestra.envs.classic_control.cartpole:CartPoleEnv"])
+    warning: ...
     OK: palaestra.envs.classic_control.cartpole:CartPoleEnv follows the palaestra API
     0
 """
@@ -16,8 +17,10 @@ Example:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import importlib.util
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -95,38 +98,58 @@ def _load_module(location: str) -> Any:
         ) from exc
 
 
-def find_problems(env: Any, skip_render: bool = False) -> list[str]:
-    """Run the env checker on ``env`` and return the problems as messages.
+@dataclasses.dataclass
+class CheckReport:
+    """What the env checker found.
+
+    Attributes:
+        errors: failed checks (the env breaks the API).
+        warnings: checker warnings (legal but suspicious, e.g. infinite bounds).
+    """
+
+    errors: list[str]
+    warnings: list[str]
+
+
+def find_problems(env: Any, skip_render: bool = False) -> CheckReport:
+    """Run the env checker on ``env`` and collect its failures and warnings.
 
     Example:
         >>> import palaestra as gym
-        >>> find_problems(gym.make("CartPole-v1").unwrapped, skip_render=True)
-        []
+        >>> report = find_problems(gym.make("CartPole-v1").unwrapped, skip_render=True)
+        >>> report.errors, len(report.warnings)
+        ([], 2)
     """
     from palaestra.utils.env_checker import check_env
 
-    problems: list[str] = []
+    errors: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             check_env(env, skip_render_check=skip_render)
         except Exception as exc:  # every failed check is reported, whatever its type
-            problems.append(f"{type(exc).__name__}: {exc}")
-    problems[:0] = [f"{w.category.__name__}: {w.message}" for w in caught]
-    return problems
+            errors.append(f"{type(exc).__name__}: {_plain(str(exc))}")
+    return CheckReport(errors, [_plain(str(w.message)) for w in caught])
+
+
+def _plain(text: str) -> str:
+    """Drop terminal colour codes."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
 def run(args: argparse.Namespace) -> int:
     """Check the env named by ``args.target``; return 0 when it passes, 1 otherwise."""
     env = load_env(args.target)
     try:
-        problems = find_problems(env, skip_render=args.skip_render)
+        report = find_problems(env, skip_render=args.skip_render)
     finally:
         env.close()
-    if not problems:
+    for message in report.warnings:
+        print(f"warning: {message}")
+    if not report.errors:
         print(f"OK: {args.target} follows the palaestra API")
         return 0
-    print(f"{len(problems)} problem(s) found in {args.target}:")
-    for problem in problems:
+    print(f"{len(report.errors)} problem(s) found in {args.target}:")
+    for problem in report.errors:
         print(f"- {problem}")
     return PROBLEMS_FOUND

@@ -15,24 +15,23 @@ torch = require_torch()
 class RolloutBuffer:
     """Holds one rollout of a vector env, written step by step without reallocating.
 
-    Network-side data (observations, actions, log-probabilities, values) are tensors on the
-    training device; env-side data (rewards, flags) are NumPy arrays, which is where the env
-    produces them. ``valid`` is ``False`` for the dummy reset steps of the ``NEXT_STEP``
-    autoreset convention (the step after an episode ended), which are left out of training.
+    Everything the env loop writes is a NumPy array (that is what envs and the NumPy actor
+    produce); :meth:`training_batch` hands the valid steps to torch once per update.
+    ``valid`` is ``False`` for the dummy reset steps of the ``NEXT_STEP`` autoreset
+    convention (the step after an episode ended), which are left out of training.
 
     Args:
         n_steps: steps per sub-env per rollout.
         num_envs: number of sub-envs.
         obs_dim: flat observation size.
-        action_shape: shape of one sub-env's action as stored (``()`` for discrete).
+        action_shape: shape of one sub-env's stored action (``()`` for discrete).
         discrete: whether actions are integer indices.
-        device: torch device of the tensors.
 
     Example:
         >>> buffer = RolloutBuffer(n_steps=4, num_envs=2, obs_dim=3, action_shape=(),
         ...                        discrete=True)
-        >>> buffer.observations.shape, buffer.rewards.shape
-        (torch.Size([4, 2, 3]), (4, 2))
+        >>> buffer.observations.shape, buffer.actions.dtype
+        ((4, 2, 3), dtype('int64'))
     """
 
     def __init__(
@@ -42,39 +41,33 @@ class RolloutBuffer:
         obs_dim: int,
         action_shape: tuple[int, ...],
         discrete: bool,
-        device: str | torch.device = "cpu",
     ):
         self.n_steps = n_steps
         self.num_envs = num_envs
-        self.device = torch.device(device)
-        action_dtype = torch.int64 if discrete else torch.float32
-        self.observations = torch.zeros((n_steps, num_envs, obs_dim), device=self.device)
-        self.actions = torch.zeros(
-            (n_steps, num_envs, *action_shape), dtype=action_dtype, device=self.device
-        )
-        self.log_probs = torch.zeros((n_steps, num_envs), device=self.device)
-        self.values = torch.zeros((n_steps, num_envs), device=self.device)
+        action_dtype = np.int64 if discrete else np.float32
+        self.observations = np.zeros((n_steps, num_envs, obs_dim), dtype=np.float32)
+        self.actions = np.zeros((n_steps, num_envs, *action_shape), dtype=action_dtype)
         self.rewards = np.zeros((n_steps, num_envs), dtype=np.float32)
         self.terminated = np.zeros((n_steps, num_envs), dtype=bool)
         self.truncated = np.zeros((n_steps, num_envs), dtype=bool)
         self.valid = np.ones((n_steps, num_envs), dtype=bool)
 
     def compute_targets(
-        self, last_values: torch.Tensor, gamma: float, gae_lambda: float
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+        self, values: np.ndarray, last_values: np.ndarray, gamma: float, gae_lambda: float
+    ) -> tuple[np.ndarray, np.ndarray]:
         """GAE advantages and value targets of the stored rollout.
 
         Args:
+            values: value of each stored observation, ``(n_steps, num_envs)``.
             last_values: values of the observations after the last stored step, ``(N,)``.
             gamma: discount factor.
             gae_lambda: GAE lambda.
 
         Returns:
-            ``(advantages, returns)`` as ``(n_steps, num_envs)`` tensors on the device.
+            ``(advantages, returns)``, each ``(n_steps, num_envs)`` float32.
         """
-        values = self.values.cpu().numpy()
-        next_values = np.concatenate([values[1:], last_values.cpu().numpy()[None]], axis=0)
-        advantages, returns = gae_advantages(
+        next_values = np.concatenate([values[1:], last_values[None]], axis=0)
+        return gae_advantages(
             self.rewards,
             values,
             next_values,
@@ -84,40 +77,38 @@ class RolloutBuffer:
             gamma,
             gae_lambda,
         )
-        return (
-            torch.from_numpy(advantages).to(self.device),
-            torch.from_numpy(returns).to(self.device),
-        )
 
-    def minibatches(
-        self,
-        advantages: torch.Tensor,
-        returns: torch.Tensor,
-        batch_size: int,
-        generator: torch.Generator,
-    ) -> Iterator[tuple[torch.Tensor, ...]]:
-        """Shuffled minibatches of the valid steps, as flat tensors.
+    def valid_index(self) -> np.ndarray:
+        """Flat indices of the steps that are trained on."""
+        return np.flatnonzero(self.valid.reshape(-1))
 
-        Args:
-            advantages: ``(n_steps, num_envs)`` advantages.
-            returns: ``(n_steps, num_envs)`` value targets.
-            batch_size: steps per minibatch (the last one may be smaller).
-            generator: the torch generator that shuffles.
 
-        Yields:
-            ``(observations, actions, old_log_probs, old_values, advantages, returns)``.
-        """
-        valid = torch.from_numpy(self.valid.reshape(-1)).to(self.device)
-        index = torch.nonzero(valid).squeeze(-1)
-        index = index[torch.randperm(len(index), generator=generator).to(self.device)]
-        flat = (
-            self.observations.flatten(0, 1),
-            self.actions.flatten(0, 1),
-            self.log_probs.flatten(0, 1),
-            self.values.flatten(0, 1),
-            advantages.flatten(),
-            returns.flatten(),
-        )
-        for start in range(0, len(index), batch_size):
-            chosen = index[start : start + batch_size]
-            yield tuple(tensor[chosen] for tensor in flat)
+def minibatches(
+    batch: tuple[torch.Tensor, ...], batch_size: int, generator: torch.Generator
+) -> Iterator[tuple[torch.Tensor, ...]]:
+    """Split a batch of equally long tensors into shuffled minibatches.
+
+    A batch that fits in one minibatch is yielded as it is: for a full-batch step the
+    order of the samples does not matter, so shuffling and copying would be wasted work.
+
+    Args:
+        batch: tensors whose first dimension indexes samples.
+        batch_size: samples per minibatch (the last one may be smaller).
+        generator: the torch generator that shuffles.
+
+    Yields:
+        Tuples of tensors like ``batch``.
+
+    Example:
+        >>> batch = (torch.arange(5), torch.arange(5) * 10)
+        >>> [len(b[0]) for b in minibatches(batch, 2, torch.Generator().manual_seed(0))]
+        [2, 2, 1]
+    """
+    size = len(batch[0])
+    if size <= batch_size:
+        yield batch
+        return
+    order = torch.randperm(size, generator=generator).to(batch[0].device)
+    for start in range(0, size, batch_size):
+        chosen = order[start : start + batch_size]
+        yield tuple(tensor[chosen] for tensor in batch)

@@ -79,11 +79,18 @@ class CategoricalHead(nn.Module):
         """
         log_probs, probs, entropy, index = cache
         # d log p_a / d logit_j = [j == a] - p_j;  d H / d logit_j = -p_j (log p_j + H).
-        coefficient = log_prob_grad.unsqueeze(-1) + entropy_grad * (
-            log_probs + entropy.unsqueeze(-1)
-        )
-        grad = probs * coefficient.neg_()
+        coefficient = log_prob_grad.unsqueeze(-1)
+        if entropy_grad != 0.0:
+            coefficient = coefficient + entropy_grad * (log_probs + entropy.unsqueeze(-1))
+        grad = probs * coefficient.neg()
         return grad.scatter_add_(-1, index, log_prob_grad.unsqueeze(-1))
+
+    def sample_numpy(
+        self, logits: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Sample with NumPy (Gumbel-max trick); return ``(stored_actions, env_actions)``."""
+        actions = np.argmax(logits + rng.gumbel(size=logits.shape), axis=-1)
+        return actions, actions + self.start
 
     def mode(self, logits: torch.Tensor) -> torch.Tensor:
         """Return the most likely action of each row."""
@@ -160,6 +167,15 @@ class GaussianHead(nn.Module):
         self.log_std.grad = (g * (z.square() - 1.0)).sum(0) + entropy_grad * len(z)
         return g * z * inverse_std
 
+    def sample_numpy(self, mean: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+        """Sample with NumPy; return ``(stored_actions, env_actions)``."""
+        std = np.exp(self.log_std.detach().numpy())
+        actions = (mean + std * rng.standard_normal(mean.shape)).astype(np.float32)
+        return actions, self._numpy_to_env(actions)
+
+    def _numpy_to_env(self, actions: np.ndarray) -> np.ndarray:
+        return np.clip(actions, self.low.numpy(), self.high.numpy())
+
     def mode(self, mean: torch.Tensor) -> torch.Tensor:
         """Return the mean action of each row."""
         return mean
@@ -205,6 +221,10 @@ class SquashedGaussianHead(GaussianHead):
         entropy term.
         """
         return super().output_gradient(cache, log_prob_grad - entropy_grad, 0.0)
+
+    def _numpy_to_env(self, actions: np.ndarray) -> np.ndarray:
+        low, high = self.low.numpy(), self.high.numpy()
+        return (low + (np.tanh(actions) + 1.0) * 0.5 * (high - low)).astype(np.float32)
 
     def to_env(self, actions: torch.Tensor) -> np.ndarray:
         """Env actions (float32): ``tanh`` of the sample scaled from ``[-1, 1]`` to the box."""

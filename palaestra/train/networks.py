@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
+
+import numpy as np
 
 from palaestra.train._torch import require_torch
 
@@ -92,15 +95,15 @@ def _orthogonal(layer: nn.Linear, gain: float) -> nn.Linear:
 
 
 class ActorCritic(nn.Module):
-    """Separate tanh policy and value MLPs, evaluated side by side as one fused network.
+    """Separate tanh policy and value MLPs, evaluated side by side as one stacked network.
 
-    Mathematically two independent networks (same widths, separate weights); they are
-    stored so one kernel serves both per layer: the first layers concatenated into one
-    ``(obs_dim, 2 * width)`` matrix, deeper hidden layers stacked into ``(2, in, out)``
-    for a batched matrix product, and two small output layers. Hidden activations have
-    shape ``(2, batch, width)``: index 0 is the policy tower, 1 the value tower. Weights
-    start orthogonal (gain ``sqrt(2)`` in hidden layers, 0.01 for the policy output, 1 for
-    the value output) and biases at zero.
+    Mathematically two independent networks (same widths, separate weights). Each layer
+    stores both towers' weights stacked as ``(2, in, out)``, so one batched matrix product
+    serves both and activations have shape ``(2, batch, width)`` (index 0 is the policy
+    tower, 1 the value tower). The value tower's output layer is padded with zero columns
+    to the policy's width; those get zero gradients and so stay zero. Weights start
+    orthogonal (gain ``sqrt(2)`` in hidden layers, 0.01 for the policy output, 1 for the
+    value output) and biases at zero.
 
     :meth:`backward` applies the chain rule by hand (the network is a fixed stack of
     affine maps and ``tanh``), which avoids autograd's per-operation bookkeeping on the
@@ -128,38 +131,45 @@ class ActorCritic(nn.Module):
         self.num_outputs = num_outputs
         actor = [m for m in mlp(obs_dim, hidden_sizes, num_outputs, 0.01) if _is_linear(m)]
         critic = [m for m in mlp(obs_dim, hidden_sizes, 1, 1.0) if _is_linear(m)]
-        self.input_weight = _parameter(torch.cat([actor[0].weight.T, critic[0].weight.T], 1))
-        self.input_bias = _parameter(torch.cat([actor[0].bias, critic[0].bias]))
-        middle = list(zip(actor, critic))[1:-1]
-        self.hidden_weights = nn.ParameterList(
-            _parameter(torch.stack([a.weight.T, c.weight.T])) for a, c in middle
-        )
-        self.hidden_biases = nn.ParameterList(
-            _parameter(torch.stack([a.bias, c.bias]).unsqueeze(1)) for a, c in middle
-        )
-        self.policy_weight = _parameter(actor[-1].weight.T)
-        self.policy_bias = _parameter(actor[-1].bias)
-        self.value_weight = _parameter(critic[-1].weight.T)
-        self.value_bias = _parameter(critic[-1].bias)
+        self.weights = nn.ParameterList()
+        self.biases = nn.ParameterList()
+        for a, c in zip(actor, critic):
+            critic_weight = torch.zeros_like(a.weight)
+            critic_weight[: c.weight.shape[0]] = c.weight
+            critic_bias = torch.zeros_like(a.bias)
+            critic_bias[: c.bias.shape[0]] = c.bias
+            self.weights.append(_parameter(torch.stack([a.weight.T, critic_weight.T])))
+            self.biases.append(_parameter(torch.stack([a.bias, critic_bias]).unsqueeze(1)))
+        self._cache_layers()
+
+    def _cache_layers(self) -> None:
+        # A plain list: indexing an nn.ParameterList costs more than the maths on tiny layers.
+        self._layers = list(zip(self.weights, self.biases))
+
+    def _apply(self, fn, recurse=True):
+        super()._apply(fn, recurse)
+        self._cache_layers()
+        return self
 
     def forward_activations(self, observations: torch.Tensor) -> list[torch.Tensor]:
-        """Input, the hidden activations and the outputs ``(policy_out, value)``, in order."""
-        batch = len(observations)
-        hidden = torch.tanh(torch.addmm(self.input_bias, observations, self.input_weight))
-        hidden = hidden.view(batch, 2, -1).transpose(0, 1)
-        activations = [observations, hidden]
-        for weight, bias in zip(self.hidden_weights, self.hidden_biases):
-            hidden = torch.tanh(torch.baddbmm(bias, hidden, weight))
+        """Every layer's input and the output, all shaped ``(2, batch, width)``."""
+        hidden = observations.expand(2, *observations.shape)
+        activations = [hidden]
+        last = len(self._layers) - 1
+        for depth, (weight, bias) in enumerate(self._layers):
+            hidden = torch.baddbmm(bias, hidden, weight)
+            if depth < last:
+                hidden = torch.tanh(hidden)
             activations.append(hidden)
-        policy_out = torch.addmm(self.policy_bias, hidden[0], self.policy_weight)
-        value = torch.addmm(self.value_bias, hidden[1], self.value_weight).squeeze(-1)
-        activations += [policy_out, value]
         return activations
+
+    def split_output(self, output: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(policy_out, values)`` from the stacked output of :meth:`forward_activations`."""
+        return output[0], output[1, :, 0]
 
     def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Policy outputs and state values (shape ``(batch,)``) for a batch of observations."""
-        activations = self.forward_activations(observations)
-        return activations[-2], activations[-1]
+        return self.split_output(self.forward_activations(observations)[-1])
 
     def value(self, observations: torch.Tensor) -> torch.Tensor:
         """State values only, shape ``(batch,)``."""
@@ -168,6 +178,29 @@ class ActorCritic(nn.Module):
     def actor(self, observations: torch.Tensor) -> torch.Tensor:
         """Raw policy outputs only."""
         return self(observations)[0]
+
+    def numpy_actor(self) -> Callable[[np.ndarray], np.ndarray]:
+        """Build a NumPy function computing the policy outputs, for acting on the CPU.
+
+        The arrays it uses are views of the parameters, so it follows every in-place
+        optimizer update without copying. NumPy's per-call overhead is a fraction of
+        torch's, which is what counts for the few-row batches of env stepping.
+
+        Raises:
+            RuntimeError: if the parameters are not on the CPU.
+        """
+        if self.weights[0].device.type != "cpu":
+            raise RuntimeError("numpy_actor needs the model on the CPU.")
+        layers = [(w.detach().numpy()[0], b.detach().numpy()[0, 0]) for w, b in self._layers]
+        *hidden, (output_weight, output_bias) = layers
+
+        def actor(observations: np.ndarray) -> np.ndarray:
+            features = observations
+            for weight, bias in hidden:
+                features = np.tanh(features @ weight + bias)
+            return features @ output_weight + output_bias
+
+        return actor
 
     @torch.no_grad()
     def backward(
@@ -180,26 +213,18 @@ class ActorCritic(nn.Module):
             policy_grad: the loss's gradient by the policy outputs, ``(batch, num_outputs)``.
             value_grad: the loss's gradient by the values, ``(batch,)``.
         """
-        observations, *hidden_layers = activations[:-2]
-        last = hidden_layers[-1]
-        value_grad = value_grad.unsqueeze(-1)
-        self.policy_weight.grad = torch.mm(last[0].T, policy_grad)
-        self.policy_bias.grad = policy_grad.sum(0)
-        self.value_weight.grad = torch.mm(last[1].T, value_grad)
-        self.value_bias.grad = value_grad.sum(0)
-        hidden_grad = torch.stack(
-            [torch.mm(policy_grad, self.policy_weight.T), torch.mm(value_grad, self.value_weight.T)]
-        )
-        pre_activation_grad = torch.ops.aten.tanh_backward(hidden_grad, last)
-        for depth in range(len(self.hidden_weights) - 1, -1, -1):
-            weight, inputs = self.hidden_weights[depth], hidden_layers[depth]
-            weight.grad = torch.bmm(inputs.transpose(1, 2), pre_activation_grad)
-            self.hidden_biases[depth].grad = pre_activation_grad.sum(1, keepdim=True)
-            hidden_grad = torch.bmm(pre_activation_grad, weight.transpose(1, 2))
-            pre_activation_grad = torch.ops.aten.tanh_backward(hidden_grad, inputs)
-        flat_grad = pre_activation_grad.transpose(0, 1).reshape(len(observations), -1)
-        self.input_weight.grad = torch.mm(observations.T, flat_grad)
-        self.input_bias.grad = flat_grad.sum(0)
+        output = activations[-1]
+        grad = torch.zeros_like(output)
+        grad[0] = policy_grad
+        grad[1, :, 0] = value_grad
+        for depth in range(len(self._layers) - 1, -1, -1):
+            weight, bias = self._layers[depth]
+            inputs = activations[depth]
+            weight.grad = torch.bmm(inputs.transpose(1, 2), grad)
+            bias.grad = grad.sum(1, keepdim=True)
+            if depth > 0:
+                # d tanh(z) / dz = 1 - tanh(z)^2, and inputs holds tanh(z).
+                grad = torch.ops.aten.tanh_backward(torch.bmm(grad, weight.transpose(1, 2)), inputs)
 
 
 def _is_linear(module: nn.Module) -> bool:

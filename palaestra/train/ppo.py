@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.train._torch import require_torch
-from palaestra.train.buffer import RolloutBuffer
+from palaestra.train.buffer import RolloutBuffer, minibatches
 from palaestra.train.distributions import CategoricalHead, make_head
 from palaestra.train.envs import (
     NEXT_STEP,
@@ -195,10 +195,10 @@ class PPO:
         )
         discrete = isinstance(self.head, CategoricalHead)
         action_shape = () if discrete else (self.head.num_outputs,)
-        self.buffer = RolloutBuffer(
-            cfg.n_steps, cfg.num_envs, self.obs_dim, action_shape, discrete, self.device
-        )
+        self.buffer = RolloutBuffer(cfg.n_steps, cfg.num_envs, self.obs_dim, action_shape, discrete)
         self.generator = torch.Generator().manual_seed(0 if cfg.seed is None else cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self._numpy_actor = self.model.numpy_actor() if self.device.type == "cpu" else None
         self.num_steps = 0
         self.num_updates = 0
         self.history: list[dict[str, Any]] = []
@@ -246,20 +246,14 @@ class PPO:
         for group in self.optimizer.param_groups:
             group["lr"] = learning_rate
 
-    @torch.no_grad()
     def _collect_rollout(self) -> None:
-        buffer, env, head, model = self.buffer, self.env, self.head, self.model
-        model.eval()
+        buffer, env = self.buffer, self.env
         observations = self._observations
         for t in range(buffer.n_steps):
-            obs_slot = buffer.observations[t]
-            obs_slot.copy_(torch.from_numpy(np.asarray(observations).reshape(buffer.num_envs, -1)))
-            outputs, values = model(obs_slot)
-            actions, log_probs = head.sample(outputs)
-            buffer.actions[t] = actions
-            buffer.log_probs[t] = log_probs
-            buffer.values[t] = values
-            observations, rewards, terminated, truncated, _ = env.step(head.to_env(actions))
+            obs = buffer.observations[t]
+            obs[:] = observations.reshape(buffer.num_envs, -1)
+            buffer.actions[t], env_actions = self._sample(obs)
+            observations, rewards, terminated, truncated, _ = env.step(env_actions)
             buffer.rewards[t] = rewards
             buffer.terminated[t] = terminated
             buffer.truncated[t] = truncated
@@ -268,19 +262,28 @@ class PPO:
         self._observations = observations
         self.num_steps += buffer.n_steps * buffer.num_envs
 
-    def _update(self) -> dict[str, Any]:
-        cfg, buffer = self.config, self.buffer
+    def _sample(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Sample stored and env actions for one batch of observations."""
+        if self._numpy_actor is not None:
+            return self.head.sample_numpy(self._numpy_actor(observations), self.rng)
         with torch.no_grad():
-            obs = torch.from_numpy(np.asarray(self._observations, dtype=np.float32))
-            last_values = self.model.value(obs.reshape(cfg.num_envs, -1).to(self.device))
-        advantages, returns = buffer.compute_targets(last_values, cfg.gamma, cfg.gae_lambda)
+            obs = torch.as_tensor(observations, device=self.device)
+            actions, _ = self.head.sample(self.model.actor(obs))
+        return actions.cpu().numpy(), self.head.to_env(actions)
+
+    def _update(self) -> dict[str, Any]:
+        cfg = self.config
+        batch = self._training_batch()
         self.model.train()
         totals = torch.zeros(6)
-        count = 0
-        for _ in range(cfg.n_epochs):
-            for batch in buffer.minibatches(advantages, returns, cfg.batch_size, self.generator):
-                totals += self._gradient_step(*batch)
-                count += 1
+        for epoch in range(cfg.n_epochs):
+            last_epoch = epoch == cfg.n_epochs - 1
+            count = 0
+            for minibatch in minibatches(batch, cfg.batch_size, self.generator):
+                stats = self._gradient_step(*minibatch, measure=last_epoch)
+                if last_epoch:
+                    totals += stats
+                    count += 1
         self.num_updates += 1
         means = (totals / max(count, 1)).tolist()
         names = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
@@ -295,6 +298,47 @@ class PPO:
         return stats
 
     @torch.no_grad()
+    def _training_batch(self) -> tuple[torch.Tensor, ...]:
+        """Evaluate the rollout in one batched pass and gather its valid steps as tensors.
+
+        Log-probabilities and values of the whole rollout are computed here, once, rather
+        than step by step while acting; the policy did not change in between.
+        """
+        cfg, buffer = self.config, self.buffer
+        device = self.device
+        steps = buffer.n_steps * buffer.num_envs
+        observations = torch.from_numpy(buffer.observations.reshape(steps, -1)).to(device)
+        last_obs = np.asarray(self._observations, dtype=np.float32).reshape(buffer.num_envs, -1)
+        everything = torch.cat([observations, torch.from_numpy(last_obs).to(device)])
+        policy_out, values = self.model(everything)
+        actions = torch.from_numpy(buffer.actions.reshape(steps, *buffer.actions.shape[2:]))
+        actions = actions.to(device)
+        log_probs, _ = self.head.log_prob_entropy(policy_out[:steps], actions)
+        values_np = values.cpu().numpy()
+        advantages, returns = buffer.compute_targets(
+            values_np[:steps].reshape(buffer.n_steps, -1),
+            values_np[steps:],
+            cfg.gamma,
+            cfg.gae_lambda,
+        )
+        index = torch.from_numpy(buffer.valid_index()).to(device)
+        advantages = torch.from_numpy(advantages.reshape(-1)).to(device)[index]
+        if cfg.normalize_advantage and len(index) <= cfg.batch_size and len(index) > 1:
+            # One full-batch minibatch: normalize once instead of in every epoch.
+            advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+            self._advantages_normalized = True
+        else:
+            self._advantages_normalized = False
+        return (
+            observations[index],
+            actions[index],
+            log_probs[index],
+            values[:steps][index],
+            advantages,
+            torch.from_numpy(returns.reshape(-1)).to(device)[index],
+        )
+
+    @torch.no_grad()
     def _gradient_step(
         self,
         observations: torch.Tensor,
@@ -303,36 +347,43 @@ class PPO:
         old_values: torch.Tensor,
         advantages: torch.Tensor,
         returns: torch.Tensor,
-    ) -> torch.Tensor:
+        measure: bool = True,
+    ) -> torch.Tensor | None:
         cfg = self.config
         size = len(advantages)
         activations = self.model.forward_activations(observations)
-        policy_out, values = activations[-2], activations[-1]
+        policy_out, values = self.model.split_output(activations[-1])
         log_probs, entropy, cache = self.head.evaluate(policy_out, actions)
-        if cfg.normalize_advantage and size > 1:
+        if cfg.normalize_advantage and size > 1 and not self._advantages_normalized:
             advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         log_ratio = log_probs - old_log_probs
         ratio = log_ratio.exp()
         unclipped = advantages * ratio
         clipped = advantages * ratio.clamp(1.0 - cfg.clip_range, 1.0 + cfg.clip_range)
-        policy_loss = -torch.minimum(unclipped, clipped).mean()
-        # The surrogate's gradient flows only where the unclipped term is the minimum.
-        ratio_grad = advantages * (unclipped <= clipped) * (-1.0 / size)
+        # The surrogate's gradient flows only where the unclipped term is the minimum; by the
+        # log-probability it is -advantage * ratio / size there.
+        log_prob_grad = unclipped * (unclipped <= clipped) * (-1.0 / size)
         value_loss, value_grad = _value_loss_and_gradient(
             values, old_values, returns, cfg.clip_range_vf
         )
-        entropy_mean = entropy.mean()
-        loss = policy_loss + cfg.vf_coef * value_loss - cfg.ent_coef * entropy_mean
-        policy_grad = self.head.output_gradient(cache, ratio_grad * ratio, -cfg.ent_coef / size)
+        policy_grad = self.head.output_gradient(cache, log_prob_grad, -cfg.ent_coef / size)
         self.model.backward(activations, policy_grad, value_grad * cfg.vf_coef)
         grad_norm = _clip_gradients(self._parameters, cfg.max_grad_norm)
-        if self.monitor is not None:
-            self.monitor.check_update(loss, grad_norm, step=self.num_steps)
+        measured = None
+        if measure or self.monitor is not None:
+            policy_loss = -torch.minimum(unclipped, clipped).mean()
+            entropy_mean = entropy.mean()
+            loss = policy_loss + cfg.vf_coef * value_loss - cfg.ent_coef * entropy_mean
+            if self.monitor is not None:
+                self.monitor.check_update(loss, grad_norm, step=self.num_steps)
+            approx_kl = ((ratio - 1.0) - log_ratio).mean()
+            clip_fraction = ((ratio - 1.0).abs() > cfg.clip_range).float().mean()
+            measured = torch.stack(
+                [loss, policy_loss, value_loss, entropy_mean, approx_kl, clip_fraction]
+            )
         self.optimizer.step()
         self._last_grad_norm = grad_norm
-        approx_kl = ((ratio - 1.0) - log_ratio).mean()
-        clip_fraction = ((ratio - 1.0).abs() > cfg.clip_range).float().mean()
-        return torch.stack([loss, policy_loss, value_loss, entropy_mean, approx_kl, clip_fraction])
+        return measured
 
     @torch.no_grad()
     def predict(self, observations: np.ndarray, deterministic: bool = True) -> np.ndarray:

@@ -35,14 +35,13 @@ def analytic_gradients(model, head, batch, cfg):
     obs, actions, old_log_probs, old_values, advantages, returns = batch
     with torch.no_grad():
         activations = model.forward_activations(obs)
-        log_probs, _, cache = head.evaluate(activations[-2], actions)
+        policy_out, values = model.split_output(activations[-1])
+        log_probs, _, cache = head.evaluate(policy_out, actions)
         ratio = (log_probs - old_log_probs).exp()
         unclipped = advantages * ratio
         clipped = advantages * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)
         ratio_grad = advantages * (unclipped <= clipped) * (-1.0 / BATCH)
-        _, value_grad = _value_loss_and_gradient(
-            activations[-1], old_values, returns, cfg.clip_range_vf
-        )
+        _, value_grad = _value_loss_and_gradient(values, old_values, returns, cfg.clip_range_vf)
         policy_grad = head.output_gradient(cache, ratio_grad * ratio, -cfg.ent_coef / BATCH)
         model.backward(activations, policy_grad, value_grad * cfg.vf_coef)
     return [p.grad.clone() for p in [*model.parameters(), *head.parameters()]]
@@ -79,7 +78,7 @@ def test_analytic_gradient_equals_autograd(space, squash, clip_range_vf, hidden_
     model = ActorCritic(3, head.num_outputs, hidden_sizes)
     # Larger output weights than the 0.01 init, so the policy is far from uniform.
     with torch.no_grad():
-        model.policy_weight.mul_(100.0)
+        model.weights[-1][0].mul_(100.0)
     cfg = PPOConfig(ent_coef=0.05, vf_coef=0.7, clip_range=0.1, clip_range_vf=clip_range_vf)
     batch = make_batch(model, head, isinstance(space, Discrete), generator)
 

@@ -70,12 +70,24 @@ def test_mlp_uses_tanh_between_layers():
 def test_actor_critic_towers_are_independent():
     torch.manual_seed(0)
     model = ActorCritic(4, 2, hidden_sizes=(8, 8))
-    x = torch.randn(3, 4, requires_grad=True)
-    out, value = model(x)
+    _, value = model(torch.randn(3, 4))
     value.sum().backward()
-    # The value does not depend on the policy half of any layer.
-    assert torch.count_nonzero(model.input_weight.grad[:, :8]) == 0
-    assert model.policy_weight.grad is None
+    # The value depends on no policy weight and on no padding column of its output layer.
+    for weight in model.weights:
+        assert torch.count_nonzero(weight.grad[0]) == 0
+    assert torch.count_nonzero(model.weights[-1].grad[1, :, 1:]) == 0
+
+
+def test_actor_critic_matches_two_plain_mlps():
+    torch.manual_seed(0)
+    model = ActorCritic(3, 2, hidden_sizes=(5,))
+    x = torch.randn(4, 3)
+    (w0, w1), (b0, b1) = model.weights, model.biases
+    actor = torch.tanh(x @ w0[0] + b0[0]) @ w1[0] + b1[0]
+    critic = torch.tanh(x @ w0[1] + b0[1]) @ w1[1, :, :1] + b1[1, :, :1]
+    out, value = model(x)
+    torch.testing.assert_close(out, actor)
+    torch.testing.assert_close(value, critic.squeeze(-1))
 
 
 def test_actor_critic_policy_output_starts_small():

@@ -1,0 +1,20 @@
+"""Shared fixtures of the training tests: tiny, fast configurations."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+from palaestra.train.ppo import PPOConfig
+from palaestra.train.reinforce import ReinforceConfig
+
+
+@pytest.fixture
+def tiny_ppo_config():
+    return PPOConfig(
+        num_envs=4, n_steps=16, batch_size=32, n_epochs=2, hidden_sizes=(16, 16), seed=3
+    )
+
+
+@pytest.fixture
+def tiny_reinforce_config():
+    return ReinforceConfig(hidden_dim=16, print_interval=0, seed=3)
