@@ -5,8 +5,9 @@ n_steps 32, batch 256, 20 epochs, gamma 0.98, GAE lambda 0.8, learning rate 1e-3
 linearly over the step budget, clip 0.2, no entropy bonus, 64x64 tanh policy and value
 networks, one torch thread). Every ``--eval-every`` env steps the training clock is paused
 and the policy is evaluated deterministically over 100 episodes by the same evaluator
-(palaestra's batched CartPole); a run is solved when that mean reaches 475. The reported seconds are training
-time only. Seeds alternate between the two trainers so machine load hits both alike.
+(palaestra's batched CartPole); a run is solved when that mean reaches 475. The reported
+seconds are training time only. Seeds alternate between the two trainers so machine load
+hits both alike.
 
 Needs ``pip install stable-baselines3`` (check with ``pip install --dry-run`` that it does
 not replace your torch); without it only palaestra runs.
