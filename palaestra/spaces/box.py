@@ -110,17 +110,7 @@ def _cast_bound(
     """Validate one bound and return it cast to ``dtype`` with its finiteness mask."""
     limit = dtype_limits(dtype)[0 if side.sign < 0 else 1]
     if is_float_integer(value):
-        is_finite = np.full(shape, not side.is_infinite(value) and not np.isnan(value))
-        if np.isnan(value):
-            raise ValueError(f"No {side.name} value can be equal to `np.nan`, {side.name}={value}")
-        if side.is_infinite(value):
-            value = _replace_infinity(value, side, dtype, limit)
-        elif side.beyond(value, limit):
-            raise ValueError(
-                f"Box {side.name} is out of bounds of the dtype range, {side.name}={value}, "
-                f"{'min' if side.sign < 0 else 'max'} dtype={limit}; pick a wider dtype"
-            )
-        return np.full(shape, value, dtype=dtype), is_finite
+        return _cast_scalar_bound(value, side, shape, dtype, limit)
     if not isinstance(value, np.ndarray):
         raise ValueError(
             f"Box {side.name} must be a np.ndarray, integer, or float, actual type={type(value)}"
@@ -130,17 +120,42 @@ def _cast_bound(
             f"Box {side.name} must be a floating, integer, or bool dtype, "
             f"actual dtype={value.dtype}"
         )
+    return _cast_array_bound(value, side, dtype, limit)
+
+
+def _out_of_dtype_range(value: Any, side: _BoundSide, limit: float) -> ValueError:
+    return ValueError(
+        f"Box {side.name} is out of bounds of the dtype range, {side.name}={value}, "
+        f"{'min' if side.sign < 0 else 'max'} dtype={limit}; pick a wider dtype"
+    )
+
+
+def _reject_nan(value: Any, side: _BoundSide) -> None:
     if np.any(np.isnan(value)):
         raise ValueError(f"No {side.name} value can be equal to `np.nan`, {side.name}={value}")
+
+
+def _cast_scalar_bound(
+    value: Any, side: _BoundSide, shape: tuple[int, ...], dtype: np.dtype, limit: float
+) -> tuple[np.ndarray, np.ndarray]:
+    _reject_nan(value, side)
+    is_finite = np.full(shape, not side.is_infinite(value))
+    if side.is_infinite(value):
+        value = _replace_infinity(value, side, dtype, limit)
+    elif side.beyond(value, limit):
+        raise _out_of_dtype_range(value, side, limit)
+    return np.full(shape, value, dtype=dtype), is_finite
+
+
+def _cast_array_bound(
+    value: np.ndarray, side: _BoundSide, dtype: np.dtype, limit: float
+) -> tuple[np.ndarray, np.ndarray]:
+    _reject_nan(value, side)
     infinite = side.is_infinite(value)
-    is_finite = ~infinite
     if np.any(infinite):
         replacement = _replace_infinity(value[infinite], side, dtype, limit)
     elif value.dtype != dtype and np.any(side.beyond(value, limit)):
-        raise ValueError(
-            f"Box {side.name} is out of bounds of the dtype range, {side.name}={value}, "
-            f"{'min' if side.sign < 0 else 'max'} dtype={limit}; pick a wider dtype"
-        )
+        raise _out_of_dtype_range(value, side, limit)
     both_float = value.dtype.kind == "f" and dtype.kind == "f"
     if both_float and np.finfo(dtype).precision < np.finfo(value.dtype).precision:
         logger.warn(
@@ -148,11 +163,11 @@ def _cast_bound(
             f"current {side.name}.dtype={value.dtype}"
         )
     if not np.any(infinite) or dtype.kind == "f":
-        return value.astype(dtype), is_finite
+        return value.astype(dtype), ~infinite
     # Write the integer extreme after casting: int64's extremes do not survive a float round trip.
     bound = np.where(infinite, 0, value).astype(dtype)
     bound[infinite] = replacement
-    return bound, is_finite
+    return bound, ~infinite
 
 
 def _replace_infinity(value: Any, side: _BoundSide, dtype: np.dtype, limit: float) -> Any:
