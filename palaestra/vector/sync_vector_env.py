@@ -78,15 +78,12 @@ class SyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, Ac
         self.metadata = {**first.metadata, "autoreset_mode": self.autoreset_mode}
         self.render_mode = first.render_mode
 
-        self.single_action_space = first.action_space
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.single_observation_space, self.observation_space = observation_spaces_for(
-            observation_mode,
-            first.observation_space,
-            lambda: [env.observation_space for env in self.envs],
-            self.num_envs,
-        )
-        self._check_sub_env_spaces()
+        try:
+            self._set_spaces(first)
+        except BaseException:
+            # The sub-envs would otherwise stay open (windows, files) behind the error.
+            self.close_extras()
+            raise
 
         self._env_obs: list[Any] = [None] * self.num_envs
         self._observations = create_empty_array(
@@ -96,6 +93,17 @@ class SyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, Ac
         self._terminations = np.zeros((self.num_envs,), dtype=np.bool_)
         self._truncations = np.zeros((self.num_envs,), dtype=np.bool_)
         self._autoreset_envs = np.zeros((self.num_envs,), dtype=np.bool_)
+
+    def _set_spaces(self, first: Env) -> None:
+        self.single_action_space = first.action_space
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.single_observation_space, self.observation_space = observation_spaces_for(
+            self.observation_mode,
+            first.observation_space,
+            lambda: [env.observation_space for env in self.envs],
+            self.num_envs,
+        )
+        self._check_sub_env_spaces()
 
     def _check_sub_env_spaces(self) -> None:
         for index, env in enumerate(self.envs):

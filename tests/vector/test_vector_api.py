@@ -317,3 +317,17 @@ def test_observation_mode_pair_rejects_sub_envs_of_another_shape(kind):
         RuntimeError, match=r"do not share a common shape and dtype: sub-environment 0"
     ):
         build(kind, [healthy_env] * 2, observation_mode=(batched, single))
+
+
+def test_sync_construction_error_closes_the_sub_envs():
+    closed = []
+
+    class Tracked(palaestra.Wrapper):
+        def close(self):
+            closed.append(True)
+            super().close()
+
+    fns = [lambda: Tracked(healthy_env()), lambda: Tracked(palaestra.make("MountainCar-v0"))]
+    with pytest.raises(RuntimeError):
+        SyncVectorEnv(fns)
+    assert closed == [True, True]
