@@ -82,6 +82,9 @@ def _load_module(location: str) -> Any:
         path = Path(location)
         if not path.is_file():
             raise error.Error(f"No such file: {location!r}.")
+        loaded = _module_from_file(path)
+        if loaded is not None:
+            return loaded
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[path.stem] = module
@@ -96,6 +99,16 @@ def _load_module(location: str) -> Any:
             f"Cannot import module {location!r} ({exc}); run from the folder that contains "
             "it, or pass path/to/file.py:Class."
         ) from exc
+
+
+def _module_from_file(path: Path) -> Any:
+    """The already imported module loaded from ``path``, so it is not executed twice."""
+    wanted = path.resolve()
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if file is not None and Path(file).resolve() == wanted:
+            return module
+    return None
 
 
 @dataclasses.dataclass
