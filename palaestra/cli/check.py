@@ -102,7 +102,7 @@ def _load_module(location: str) -> Any:
 
 
 def _module_from_file(path: Path) -> Any:
-    """The already imported module loaded from ``path``, so it is not executed twice."""
+    """Find the already imported module loaded from ``path``, so it is not run twice."""
     wanted = path.resolve()
     for module in list(sys.modules.values()):
         file = getattr(module, "__file__", None)
