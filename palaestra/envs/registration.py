@@ -986,12 +986,14 @@ def make_vec(
         id: an id (optionally ``"module:Id"``) or an :class:`EnvSpec`.
         num_envs: how many copies.
         vectorization_mode: ``"sync"`` (:class:`~palaestra.vector.SyncVectorEnv`),
-            ``"async"`` (:class:`~palaestra.vector.AsyncVectorEnv`) or
-            ``"vector_entry_point"`` (the spec's native vector env), as strings or
+            ``"async"`` (:class:`~palaestra.vector.AsyncVectorEnv`),
+            ``"vector_entry_point"`` (the spec's native vector env) or ``"pool"`` (a
+            :class:`~palaestra.vector.PoolVectorEnv` of worker processes), as strings or
             :class:`VectorizeMode`. ``None`` picks the vector entry point if the spec has one,
             else sync.
-        vector_kwargs: arguments for the vector env class (sync and async only).
-        wrappers: callables applied in order to each sub-environment (sync and async only).
+        vector_kwargs: arguments for the vector env class (not for ``"vector_entry_point"``).
+        wrappers: callables applied in order to each sub-environment (not for
+            ``"vector_entry_point"``).
         kwargs: constructor arguments for each environment.
 
     Returns:
