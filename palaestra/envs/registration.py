@@ -839,7 +839,7 @@ def make(
         if not hasattr(env_spec, "additional_wrappers"):
             logger.warn(
                 "The env spec passed to `make` does not have a `additional_wrappers`, set it to "
-                f"an empty tuple. Env_spec={env_spec}"
+                f"an empty tuple. Env_spec id={env_spec.id}"
             )
             env_spec.additional_wrappers = ()
     elif isinstance(id, str):

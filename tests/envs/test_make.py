@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import re
 import warnings
 
@@ -503,3 +504,16 @@ def test_make_warnings_match_gymnasium(env_id, render_mode):
         warnings.simplefilter("always")
         gymnasium.make(env_id, render_mode=render_mode).close()
     assert warning_texts(ours) == warning_texts(theirs)
+
+
+def test_env_spec_survives_pickling():
+    env = ScaleReward(gym.make(register_counter(), render_mode="ansi"), scale=2.0)
+    assert pickle.loads(pickle.dumps(env.spec)) == env.spec
+
+
+def test_make_fills_in_missing_additional_wrappers_with_a_warning():
+    spec = EnvSpec("RegTest/Old-v0", entry_point=CounterEnv)
+    del spec.additional_wrappers
+    with pytest.warns(UserWarning, match="does not have a `additional_wrappers`, set it to an"):
+        env = gym.make(spec)
+    assert env.spec.additional_wrappers == ()
