@@ -56,7 +56,7 @@ class ReinforceConfig:
         torch_threads: intra-op threads for torch on the CPU.
     """
 
-    learning_rate: float = 2e-3
+    learning_rate: float = 1e-3
     gamma: float = 0.99
     hidden_dim: int = 128
     dropout: float = 0.1

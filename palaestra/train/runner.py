@@ -8,7 +8,7 @@ output folder:
 - ``checkpoints/step_<N>.pt``: periodic checkpoints;
 - ``model.pt``: the final agent (weights, hyper-parameters, normalization statistics);
 - ``learning_curve.png``: returns against env steps;
-- ``video.mp4`` (``agent-episode-0.mp4``): the trained agent playing one episode;
+- ``agent-episode-0.mp4``: the trained agent playing one episode;
 - ``summary.json``: steps, wall time and the final evaluation.
 """
 

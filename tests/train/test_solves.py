@@ -1,0 +1,55 @@
+"""Long runs (``-m slow``): the trainers solve their benchmark environments."""
+
+import pytest
+
+import palaestra as gym
+from palaestra.train.envs import load_normalization_state, normalization_state
+from palaestra.train.evaluation import evaluate
+from palaestra.train.ppo import PPO, PPOConfig
+from palaestra.train.presets import preset
+from palaestra.train.reinforce import Reinforce, ReinforceConfig
+
+pytestmark = pytest.mark.slow
+
+
+def train_ppo_until(env_id, target, budget, eval_every, seed=0):
+    """Train with the env's preset, evaluating every ``eval_every`` steps until ``target``."""
+    agent = PPO(env_id, PPOConfig(**preset(env_id, "ppo").config, seed=seed))
+
+    def evaluation_envs():
+        envs = gym.make_vec(env_id, num_envs=100)
+        return load_normalization_state(envs, normalization_state(agent.env))
+
+    next_eval = [eval_every]
+
+    def stop_when_solved(stats):
+        if stats["steps"] < next_eval[0]:
+            return True
+        next_eval[0] += eval_every
+        return evaluate(agent, evaluation_envs(), 100, seed=seed).mean() < target
+
+    agent.learn(budget, callback=stop_when_solved)
+    return agent, evaluate(agent, evaluation_envs(), 100, seed=seed + 1)
+
+
+@pytest.mark.timeout(600)
+def test_ppo_solves_cartpole_deterministically_over_100_episodes():
+    agent, returns = train_ppo_until("CartPole-v1", 475.0, budget=100_000, eval_every=1024)
+    assert returns.mean() >= 475.0, (agent.num_steps, returns.mean())
+
+
+@pytest.mark.timeout(900)
+def test_ppo_solves_pendulum():
+    agent, returns = train_ppo_until("Pendulum-v1", -200.0, budget=400_000, eval_every=20_480)
+    assert returns.mean() >= -200.0, (agent.num_steps, returns.mean())
+
+
+@pytest.mark.timeout(1800)
+def test_reinforce_solves_cartpole_within_1000_episodes_for_4_of_5_seeds():
+    solved = [
+        Reinforce("CartPole-v1", ReinforceConfig(seed=seed, print_interval=0))
+        .learn(max_episodes=1000)
+        .solved
+        for seed in range(5)
+    ]
+    assert sum(solved) >= 4, solved
