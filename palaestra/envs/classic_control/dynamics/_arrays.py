@@ -31,7 +31,10 @@ def stack_components(*components: Any, dtype: npt.DTypeLike = np.float64) -> np.
     """
     if _is_scalar(components[0]):
         return np.array(components, dtype=dtype)
-    return np.stack(components, axis=-1).astype(dtype, copy=False)
+    # Stacked as rows and transposed: each component stays contiguous (a column-major batch),
+    # so the next step's ``state.T`` unpacks into contiguous arrays, and stacking is a copy of
+    # whole blocks rather than an interleave.
+    return np.stack(components).T.astype(dtype, copy=False)
 
 
 def select(condition: Any, if_true: Any, if_false: Any) -> Any:

@@ -20,6 +20,7 @@ import numpy as np
 from palaestra import error, spaces
 from palaestra.envs.classic_control._base import ClassicControlEnv
 from palaestra.envs.classic_control.rendering import Canvas
+from palaestra.envs.classic_control.vector._accelerator import resolve_accelerator
 from palaestra.envs.classic_control.vector._generators import GeneratorBatch, GeneratorRows
 from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
 from palaestra.vector.utils import batch_space
@@ -38,15 +39,21 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         max_episode_steps: truncate episodes after this many steps (``None``: never).
         render_mode: ``None`` or ``"rgb_array"`` (``render`` returns one frame per sub-env).
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        accelerator: ``"numpy"`` or ``"numba"`` (compiled dynamics where available and
+            compiled random draws; needs the ``fast`` extra). ``None`` reads the
+            ``PALAESTRA_ACCELERATOR`` environment variable, defaulting to ``"numpy"``.
         env_kwargs: keyword arguments of the single environment class (e.g. ``g`` for
             Pendulum).
 
     Raises:
-        ValueError: for ``num_envs < 1``, an unsupported ``render_mode`` or an unknown
-            ``autoreset_mode``.
+        ValueError: for ``num_envs < 1``, an unsupported ``render_mode``, an unknown
+            ``autoreset_mode`` or ``accelerator``.
+        palaestra.error.DependencyNotInstalled: for ``accelerator="numba"`` without numba.
     """
 
     single_env_class: type[ClassicControlEnv]
+    # Whether a step consumes random numbers (then only the rows that step may draw).
+    steps_draw_randomness = False
 
     def __init__(
         self,
@@ -54,6 +61,7 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         max_episode_steps: int | None = None,
         render_mode: str | None = None,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        accelerator: str | None = None,
         **env_kwargs: Any,
     ):
         if int(num_envs) < 1:
@@ -79,7 +87,8 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
-        self.generators = GeneratorBatch(self.num_envs)
+        self.accelerator = resolve_accelerator(accelerator)
+        self.generators = GeneratorBatch(self.num_envs, compiled=self.accelerator == "numba")
         self.state: np.ndarray | None = None
         self.fresh = np.zeros(self.num_envs, dtype=np.bool_)
         self.elapsed_steps = np.zeros(self.num_envs, dtype=np.int64)
@@ -114,8 +123,8 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     @property
     def np_random(self) -> tuple[np.random.Generator | None, ...]:  # type: ignore[override]
-        """The generator of every sub-environment (``None`` before its first reset)."""
-        return tuple(self.generators.generators)
+        """A snapshot of every sub-environment's generator (``None`` before its first reset)."""
+        return self.generators.generators
 
     @property
     def np_random_seed(self) -> tuple[int | None, ...]:  # type: ignore[override]
@@ -185,17 +194,25 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"Cannot call `{type(self).__name__}.step` before `reset`; call reset() first."
             )
         actions = self._checked_actions(actions)
-        if not self._ended.any():
-            return self._step_all(actions)
+        restarting = self._ended
+        if not restarting.any():
+            return self._step_all(actions, None)
         if self.autoreset_mode is AutoresetMode.DISABLED:
             raise RuntimeError(
-                f"Sub-environments {np.flatnonzero(self._ended).tolist()} were stepped after "
+                f"Sub-environments {np.flatnonzero(restarting).tolist()} were stepped after "
                 "their episodes ended with autoreset_mode=DISABLED; reset them first with "
                 "`reset(options={'reset_mask': mask})`."
             )
-        return self._step_with_next_step_resets(actions)
+        if self.steps_draw_randomness:
+            return self._step_with_next_step_resets(actions)
+        return self._step_all(actions, np.flatnonzero(restarting))
 
-    def _step_all(self, actions: np.ndarray) -> Any:
+    def _step_all(self, actions: np.ndarray, restarting: np.ndarray | None) -> Any:
+        """Step every row; rows in ``restarting`` (NEXT_STEP autoreset) are then reset.
+
+        Stepping the restarting rows too and discarding their results is cheaper than
+        gathering the others, and harmless when a step draws no random numbers.
+        """
         state, rewards, terminations = self.advance(
             self.state, actions, self.generators.rows(), self.fresh
         )
@@ -203,6 +220,14 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.fresh[:] = False
         self.elapsed_steps += 1
         observations = self.observe(state)
+        if restarting is not None:
+            rewards[restarting] = 0.0
+            terminations[restarting] = False
+            initial = self.draw_initial_states(
+                self.generators.rows(restarting), len(restarting), None
+            )
+            self._restart(restarting, initial)
+            observations[restarting] = self.observe(initial)
         truncations = self._truncations()
         self._ended = terminations | truncations
         if self.autoreset_mode is AutoresetMode.SAME_STEP and self._ended.any():

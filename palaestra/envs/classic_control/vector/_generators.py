@@ -1,43 +1,55 @@
-"""One random generator per sub-environment, drawn from as a batch.
+"""One random stream per sub-environment, drawn from as a batch.
 
 Seeding parity with :class:`~palaestra.vector.SyncVectorEnv` needs each sub-environment to own
-a generator seeded exactly as a single environment's ``np_random`` and consumed in the same
-order. :class:`GeneratorBatch` keeps those generators; :meth:`GeneratorBatch.rows` hands the
+a PCG64 stream seeded exactly as a single environment's ``np_random`` and consumed in the same
+order. :class:`GeneratorBatch` keeps the 128-bit states of all streams in arrays and advances
+the selected ones together (see :mod:`._pcg64`); :meth:`GeneratorBatch.rows` hands the
 dynamics' initial-state functions an object with the :class:`numpy.random.Generator` method
 they call (``uniform``), whose leading ``size`` axis walks the selected sub-environments.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from palaestra.envs.classic_control.vector._pcg64 import join_state, next_double, split_state
 from palaestra.utils import seeding
 
 __all__ = ["GeneratorBatch", "GeneratorRows"]
 
 
 class GeneratorRows:
-    """The generators of some sub-environments, drawn from row by row.
+    """The streams of some sub-environments, drawn from row by row.
 
     Args:
-        generators: one generator per row, in row order.
+        batch: the streams' owner.
+        indices: the selected sub-environments (``None``: all, in order).
 
     Example:
-        >>> import numpy as np
-        >>> rows = GeneratorRows([np.random.default_rng(1), np.random.default_rng(2)])
-        >>> draws = rows.uniform(0.0, 1.0, size=(2, 3))
-        >>> bool(np.all(draws[1] == np.random.default_rng(2).uniform(0.0, 1.0, size=3)))
+        >>> batch = GeneratorBatch(2)
+        >>> batch.seed(np.arange(2), [1, 2])
+        >>> draws = batch.rows().uniform(0.0, 1.0, size=(2, 3))
+        >>> single = np.random.Generator(np.random.PCG64(np.random.SeedSequence(2)))
+        >>> bool(np.all(draws[1] == single.uniform(0.0, 1.0, size=3)))
         True
     """
 
-    def __init__(self, generators: Sequence[np.random.Generator]):
-        self.generators = generators
+    def __init__(self, batch: GeneratorBatch, indices: np.ndarray | None):
+        self.batch = batch
+        self.indices = indices
+
+    def __len__(self) -> int:
+        return self.batch.num_envs if self.indices is None else len(self.indices)
 
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> np.ndarray:
-        """Draw ``size[0]`` rows, row ``i`` from generator ``i`` with shape ``size[1:]``.
+        """Draw ``size[0]`` rows, row ``i`` from stream ``i`` with shape ``size[1:]``.
+
+        Each row equals ``generator.uniform(low, high, size[1:])`` on that sub-env's own
+        generator.
 
         Args:
             low: lower bound(s), broadcast against one row.
@@ -45,29 +57,28 @@ class GeneratorRows:
             size: an int (one draw per row) or a tuple whose first entry is the row count.
 
         Raises:
-            ValueError: if the row count differs from the number of generators.
+            ValueError: if the row count differs from the number of selected streams.
         """
         shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-        if shape[0] != len(self.generators):
+        if shape[0] != len(self):
             raise ValueError(
-                f"Asked for {shape[0]} rows of draws from {len(self.generators)} generators; "
-                "the leading size must equal the number of selected sub-environments."
+                f"Asked for {shape[0]} rows of draws from {len(self)} streams; the leading "
+                "size must equal the number of selected sub-environments."
             )
-        row_shape = shape[1:]
-        out = np.empty(shape, dtype=np.float64)
-        for row, generator in enumerate(self.generators):
-            out[row] = generator.uniform(low, high, size=row_shape)
-        return out
+        unit = self.batch.draw_doubles(self.indices, math.prod(shape[1:]))
+        low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+        return low + (high - low) * unit.reshape(shape)
 
 
 class GeneratorBatch:
-    """The ``np_random`` generators of ``num_envs`` sub-environments.
+    """The PCG64 streams of ``num_envs`` sub-environments.
 
-    A sub-environment reset with seed ``None`` keeps its generator, or gets one from OS
-    entropy if it has none yet, as :meth:`palaestra.Env.reset` does.
+    A sub-environment reset with seed ``None`` keeps its stream, or gets one from OS entropy
+    if it has none yet, as :meth:`palaestra.Env.reset` does.
 
     Args:
         num_envs: the number of sub-environments.
+        compiled: draw with numba (a loop per stream) instead of numpy array operations.
 
     Example:
         >>> batch = GeneratorBatch(2)
@@ -78,19 +89,81 @@ class GeneratorBatch:
         (1,)
     """
 
-    def __init__(self, num_envs: int):
-        self.generators: list[np.random.Generator | None] = [None] * num_envs
+    def __init__(self, num_envs: int, compiled: bool = False):
+        self.num_envs = num_envs
+        self._compiled_draw = None
+        if compiled:
+            from palaestra.envs.classic_control.vector._compiled import compiled_draw_doubles
+
+            self._compiled_draw = compiled_draw_doubles
         self.seeds: list[int | None] = [None] * num_envs
+        self.seeded = np.zeros(num_envs, dtype=np.bool_)
+        self._high, self._low, self._inc_high, self._inc_low = (
+            np.zeros(num_envs, dtype=np.uint64) for _ in range(4)
+        )
 
     def seed(self, indices: np.ndarray, seeds: Sequence[int | None]) -> None:
-        """Reseed the generators at ``indices``; ``seeds`` holds one entry per sub-env."""
-        for index in indices:
-            seed = seeds[index]
-            if seed is not None or self.generators[index] is None:
-                self.generators[index], self.seeds[index] = seeding.np_random(seed)
+        """Reseed the streams at ``indices``; ``seeds`` holds one entry per sub-env."""
+        fresh = [i for i in indices if seeds[i] is not None or not self.seeded[i]]
+        if not fresh:
+            return
+        states = []
+        for index in fresh:
+            generator, self.seeds[index] = seeding.np_random(seeds[index])
+            states.append(generator.bit_generator.state["state"])
+        rows = np.asarray(fresh)
+        self._high[rows], self._low[rows], self._inc_high[rows], self._inc_low[rows] = split_state(
+            states
+        )
+        self.seeded[rows] = True
 
     def rows(self, indices: np.ndarray | None = None) -> GeneratorRows:
-        """Return the generators at ``indices`` (all for ``None``), for batched draws."""
+        """Return the streams at ``indices`` (all for ``None``), for batched draws."""
+        return GeneratorRows(self, indices)
+
+    def draw_doubles(self, indices: np.ndarray | None, count: int) -> np.ndarray:
+        """Draw ``count`` doubles in ``[0, 1)`` from each selected stream, shape ``(k, count)``."""
+        if self._compiled_draw is not None:
+            rows = np.arange(self.num_envs) if indices is None else np.asarray(indices)
+            out = np.empty((len(rows), count), dtype=np.float64)
+            self._compiled_draw(self._high, self._low, self._inc_high, self._inc_low, rows, out)
+            return out
         if indices is None:
-            return GeneratorRows(self.generators)  # type: ignore[arg-type]
-        return GeneratorRows([self.generators[i] for i in indices])  # type: ignore[misc]
+            state = (self._high, self._low, self._inc_high, self._inc_low)
+        else:
+            state = (
+                self._high[indices],
+                self._low[indices],
+                self._inc_high[indices],
+                self._inc_low[indices],
+            )
+        high, low, inc_high, inc_low = state
+        draws = np.empty((len(high), count), dtype=np.float64)
+        for column in range(count):
+            draws[:, column], high, low = next_double(high, low, inc_high, inc_low)
+        target = slice(None) if indices is None else indices
+        self._high[target], self._low[target] = high, low
+        return draws
+
+    @property
+    def generators(self) -> tuple[np.random.Generator | None, ...]:
+        """Snapshots of the streams as :class:`numpy.random.Generator` objects.
+
+        Drawing from a snapshot does not advance the sub-environment's stream.
+        """
+        states = join_state(self._high, self._low)
+        increments = join_state(self._inc_high, self._inc_low)
+        snapshots: list[np.random.Generator | None] = []
+        for seeded, state, increment in zip(self.seeded, states, increments, strict=True):
+            if not seeded:
+                snapshots.append(None)
+                continue
+            bit_generator = np.random.PCG64()
+            bit_generator.state = {
+                "bit_generator": "PCG64",
+                "state": {"state": state, "inc": increment},
+                "has_uint32": 0,
+                "uinteger": 0,
+            }
+            snapshots.append(np.random.Generator(bit_generator))
+        return tuple(snapshots)

@@ -40,6 +40,7 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
         max_episode_steps: truncate episodes after this many steps (500 from the spec).
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        accelerator: ``"numpy"``, ``"numba"`` or ``None`` (see ``ClassicControlVectorEnv``).
         book_or_nips: ``"book"`` (default) or ``"nips"`` equations of motion.
         torque_noise_max: uniform torque noise, drawn from each sub-env's own generator.
 
@@ -57,6 +58,7 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
         max_episode_steps: int | None = 500,
         render_mode: str | None = None,
         autoreset_mode: Any = "NextStep",
+        accelerator: str | None = None,
         *,
         book_or_nips: str = "book",
         torque_noise_max: float = 0.0,
@@ -66,9 +68,11 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
             max_episode_steps,
             render_mode,
             autoreset_mode,
+            accelerator,
             book_or_nips=book_or_nips,
             torque_noise_max=torque_noise_max,
         )
+        self.steps_draw_randomness = torque_noise_max > 0
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Uniform float32 states within the (optionally overridden) bounds."""

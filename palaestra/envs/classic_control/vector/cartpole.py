@@ -40,6 +40,7 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
             spec's: 500 for v1, 200 for v0).
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        accelerator: ``"numpy"``, ``"numba"`` or ``None`` (see ``ClassicControlVectorEnv``).
         sutton_barto_reward: use the reward of Sutton and Barto's original formulation.
 
     Example:
@@ -57,6 +58,7 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         max_episode_steps: int | None = 500,
         render_mode: str | None = None,
         autoreset_mode: Any = "NextStep",
+        accelerator: str | None = None,
         sutton_barto_reward: bool = False,
     ):
         super().__init__(
@@ -64,9 +66,15 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
             max_episode_steps,
             render_mode,
             autoreset_mode,
+            accelerator,
             sutton_barto_reward=sutton_barto_reward,
         )
         self.sutton_barto_reward = sutton_barto_reward
+        self._compiled_advance = None
+        if self.accelerator == "numba":
+            from palaestra.envs.classic_control.vector._compiled import compile_cartpole
+
+            self._compiled_advance = compile_cartpole(self.params, sutton_barto_reward)
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Draw ``count`` states uniformly from the (optionally overridden) reset bounds."""
@@ -82,6 +90,8 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
     ) -> Transition:
         """One cart-pole step for every row."""
+        if self._compiled_advance is not None:
+            return self._compiled_advance(states, actions)
         states = cartpole_step(states, actions, self.params)
         terminations = cartpole_terminated(states, self.params)
         return states, cartpole_reward(terminations, self.sutton_barto_reward), terminations

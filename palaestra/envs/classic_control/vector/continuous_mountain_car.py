@@ -42,6 +42,7 @@ class Continuous_MountainCarVectorEnv(ClassicControlVectorEnv):
         max_episode_steps: truncate episodes after this many steps (999 from the spec).
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        accelerator: ``"numpy"``, ``"numba"`` or ``None`` (see ``ClassicControlVectorEnv``).
         goal_velocity: the least velocity that counts as reaching the goal.
 
     Example:
@@ -58,10 +59,16 @@ class Continuous_MountainCarVectorEnv(ClassicControlVectorEnv):
         max_episode_steps: int | None = 999,
         render_mode: str | None = None,
         autoreset_mode: Any = "NextStep",
+        accelerator: str | None = None,
         goal_velocity: float = 0,
     ):
         super().__init__(
-            num_envs, max_episode_steps, render_mode, autoreset_mode, goal_velocity=goal_velocity
+            num_envs,
+            max_episode_steps,
+            render_mode,
+            autoreset_mode,
+            accelerator,
+            goal_velocity=goal_velocity,
         )
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:

@@ -39,6 +39,7 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
         max_episode_steps: truncate episodes after this many steps (200 from the spec).
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        accelerator: ``"numpy"``, ``"numba"`` or ``None`` (see ``ClassicControlVectorEnv``).
         g: gravitational acceleration.
 
     Example:
@@ -56,9 +57,10 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
         max_episode_steps: int | None = 200,
         render_mode: str | None = None,
         autoreset_mode: Any = "NextStep",
+        accelerator: str | None = None,
         g: float = 10.0,
     ):
-        super().__init__(num_envs, max_episode_steps, render_mode, autoreset_mode, g=g)
+        super().__init__(num_envs, max_episode_steps, render_mode, autoreset_mode, accelerator, g=g)
         self.last_u = np.full(self.num_envs, np.nan, dtype=np.float32)
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:

@@ -1,0 +1,44 @@
+"""The numba accelerator gives the numpy path's results; choosing it is explicit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import palaestra as gym
+from palaestra.envs.classic_control.vector import CartPoleVectorEnv
+from palaestra.envs.classic_control.vector._accelerator import resolve_accelerator
+from palaestra.envs.classic_control.vector._generators import GeneratorBatch
+from tests.speed.conftest import assert_same_trajectory, random_actions, record
+
+pytest.importorskip("numba")
+
+
+@pytest.mark.parametrize("num_envs", [8, 600])
+def test_numba_cartpole_matches_numpy_row_loop_and_whole_batch(num_envs):
+    actions = random_actions("CartPole-v1", num_envs, 60)
+    trajectories = [
+        record(CartPoleVectorEnv(num_envs, accelerator=accelerator), actions)
+        for accelerator in ("numpy", "numba")
+    ]
+    assert_same_trajectory(*trajectories)
+
+
+def test_numba_draws_equal_numpy_draws():
+    draws = []
+    for compiled in (False, True):
+        batch = GeneratorBatch(5, compiled=compiled)
+        batch.seed(np.arange(5), [3, 1, 4, 1, 5])
+        draws.append(batch.rows(np.array([4, 0, 2])).uniform(-1.0, 2.0, size=(3, 6)))
+    np.testing.assert_array_equal(draws[1], draws[0])
+
+
+def test_accelerator_comes_from_the_environment_variable(monkeypatch):
+    monkeypatch.setenv("PALAESTRA_ACCELERATOR", "numba")
+    envs = gym.make_vec("MountainCar-v0", 2, vectorization_mode="vector_entry_point")
+    assert envs.accelerator == "numba"
+
+
+def test_unknown_accelerator_names_the_choices():
+    with pytest.raises(ValueError, match=r"'cuda'.*\('numpy', 'numba'\)"):
+        resolve_accelerator("cuda")
