@@ -60,6 +60,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--target", type=float, default=None, help="stop once evaluation reaches this return"
     )
+    parser.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="check every step and update for NaN/out-of-space values and exploding gradients",
+    )
+    parser.add_argument(
+        "--step-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --diagnostics: fail when one env step takes longer",
+    )
     parser.add_argument("--no-video", action="store_true", help="skip the video")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
@@ -84,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
         target=args.target,
         video=not args.no_video,
         progress=not args.no_progress,
+        overrides=(
+            {"diagnostics": True, "step_timeout": args.step_timeout} if args.diagnostics else {}
+        ),
     )
     summary = run_training(settings)
     print(

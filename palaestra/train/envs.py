@@ -137,7 +137,8 @@ def make_training_env(env_id: str, config: Any, num_envs: int | None = None, **k
     Args:
         env_id: a registered env id (``"module:Env-v0"`` imports ``module`` first).
         config: an object with ``num_envs``, ``normalize_observation``, ``normalize_reward``,
-            ``gamma`` and ``window`` attributes (e.g. a ``PPOConfig``).
+            ``gamma`` and ``window`` attributes (e.g. a ``PPOConfig``); with a true
+            ``diagnostics`` attribute the sub-envs are checked by a ``DiagnosticsWrapper``.
         num_envs: overrides ``config.num_envs``.
         **kwargs: passed to the env constructor.
 
@@ -154,6 +155,10 @@ def make_training_env(env_id: str, config: Any, num_envs: int | None = None, **k
     from palaestra.wrappers.vector import NormalizeObservation, NormalizeReward
 
     envs = make_vec(env_id, num_envs=num_envs or config.num_envs, **kwargs)
+    if getattr(config, "diagnostics", False):
+        from palaestra.train.diagnostics import DiagnosticsWrapper
+
+        envs = DiagnosticsWrapper(envs, step_timeout=config.step_timeout)
     envs = EpisodeTracker(envs, window=config.window)
     if config.normalize_observation:
         envs = NormalizeObservation(envs)

@@ -25,6 +25,7 @@ import numpy as np
 
 from palaestra.train._torch import require_torch
 from palaestra.train.buffer import RolloutBuffer, minibatches
+from palaestra.train.diagnostics import TrainingMonitor
 from palaestra.train.distributions import CategoricalHead, make_head
 from palaestra.train.envs import (
     NEXT_STEP,
@@ -71,6 +72,9 @@ class PPOConfig:
         device: ``"cpu"``, ``"cuda"`` or ``"auto"`` (CUDA when available).
         torch_threads: intra-op threads for torch on the CPU.
         window: episodes in the rolling mean of returns that is reported.
+        diagnostics: check every env step (innermost :class:`DiagnosticsWrapper`) and every
+            update (:class:`TrainingMonitor`), raising at the first problem; slower.
+        step_timeout: with ``diagnostics``, seconds one env step may take.
     """
 
     num_envs: int = 8
@@ -96,6 +100,8 @@ class PPOConfig:
     device: str = "cpu"
     torch_threads: int = 1
     window: int = 100
+    diagnostics: bool = False
+    step_timeout: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("num_envs", "n_steps", "batch_size", "n_epochs", "window"):
@@ -181,6 +187,8 @@ class PPO:
             self.env = EpisodeTracker(self.env, window=cfg.window)
         self.tracker = find_wrapper(self.env, "EpisodeTracker")
         self.env_id = _env_id(self.env)
+        if monitor is None and cfg.diagnostics:
+            monitor = TrainingMonitor()
         self.monitor = monitor
         observation_space = self.env.single_observation_space
         self.obs_dim = int(np.prod(observation_space.shape))

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.train._torch import require_torch
+from palaestra.train.diagnostics import DiagnosticsWrapper, TrainingMonitor
 from palaestra.train.distributions import is_box, make_head
 from palaestra.train.networks import PolicyNetwork
 from palaestra.train.ppo import resolve_device, seed_everything
@@ -54,6 +55,9 @@ class ReinforceConfig:
         seed: seeds torch, NumPy and the env; ``None`` for fresh randomness.
         device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
         torch_threads: intra-op threads for torch on the CPU.
+        diagnostics: check every env step (:class:`DiagnosticsWrapper`) and every update
+            (:class:`TrainingMonitor`), raising at the first problem; slower.
+        step_timeout: with ``diagnostics``, seconds one env step may take.
     """
 
     learning_rate: float = 1e-3
@@ -71,6 +75,8 @@ class ReinforceConfig:
     seed: int | None = 0
     device: str = "cpu"
     torch_threads: int = 1
+    diagnostics: bool = False
+    step_timeout: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.n_trials, int) or self.n_trials < 1:
@@ -131,6 +137,9 @@ class Reinforce:
             from palaestra import make
 
             env = make(env)
+        if cfg.diagnostics:
+            env = DiagnosticsWrapper(env, step_timeout=cfg.step_timeout)
+            monitor = monitor if monitor is not None else TrainingMonitor()
         self.env = env
         spec = getattr(env, "spec", None)
         self.env_id = getattr(spec, "id", None)

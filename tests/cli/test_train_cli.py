@@ -89,3 +89,8 @@ def test_unknown_algo_is_rejected(capsys):
     with pytest.raises(SystemExit):
         main(["train", "CartPole-v1", "--algo", "dqn"])
     assert "invalid choice: 'dqn'" in capsys.readouterr().err
+
+
+def test_train_with_diagnostics(tmp_path, capsys):
+    args = ["train", "CartPole-v1", "--diagnostics", "--out", str(tmp_path), "--no-video"]
+    assert main([*args, *TINY]) == 0

@@ -219,3 +219,14 @@ def test_monitor_reports_exploding_gradient_norm():
     monitor = TrainingMonitor(max_grad_norm=100.0)
     with pytest.raises(DiagnosticsError, match=r"exploding gradient norm at update 1 .*: 1e\+05"):
         monitor.check_update(1.0, 1e5, step=5)
+
+
+def test_ppo_diagnostics_option_checks_the_sub_envs():
+    config = PPOConfig(num_envs=2, n_steps=8, batch_size=16, n_epochs=1, diagnostics=True)
+    agent = PPO("CartPole-v1", config)
+    assert isinstance(agent.monitor, TrainingMonitor)
+    wrapper = agent.env
+    while not isinstance(wrapper, VectorDiagnosticsWrapper):
+        wrapper = wrapper.env
+    agent.learn(16)
+    assert wrapper.num_steps == 8
