@@ -30,7 +30,7 @@ from palaestra import error
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-COMMANDS: tuple[str, ...] = ("list", "run", "record", "play", "train", "eval", "check")
+COMMANDS: tuple[str, ...] = ("list", "run", "record", "play", "train", "eval", "check", "bench")
 """Modules of :mod:`palaestra.cli` that each add one subcommand."""
 
 USAGE_ERROR = 2

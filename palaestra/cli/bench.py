@@ -1,0 +1,304 @@
+"""``palaestra bench``: env-steps per second across vectorization modes, beside Gymnasium.
+
+Every mode runs the same environment id with the same pre-generated random actions; each
+measurement is the median of ``--repeats`` timed runs of ``--steps`` vector steps, after a
+warm-up. One JSON line per measurement goes to stdout, with the ratio to the reference mode
+measured in the same run; ``--markdown`` also writes the results as a table.
+
+Modes: ``native`` (the env's natively batched class, numpy), ``native-numba`` (the same with
+the numba accelerator), ``sync``, ``async``, ``pool`` (lockstep), ``pool-recv`` (EnvPool-style
+``send``/``recv`` with half the sub-envs per batch), and the references ``gym-native``,
+``gym-sync``, ``gym-async`` (Gymnasium, when installed) and ``envpool`` (when installed).
+
+Example:
+    >>> from palaestra.cli import main
+    >>> main(["bench", "CartPole-v1", "--modes", "native,sync", "--num-envs", "2",
+    ...       "--steps", "5", "--repeats", "1"])  # doctest: +ELLIPSIS
+    {"env_id": "CartPole-v1", "mode": "native", "num_envs": 2, "steps_per_s": ...}
+    {"env_id": "CartPole-v1", "mode": "sync", "num_envs": 2, "steps_per_s": ...}
+    0
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from palaestra import error
+
+__all__ = ["MODES", "add_parser", "run", "measure", "markdown_table"]
+
+DEFAULT_MODES = "native,native-numba,pool,sync,gym-native,gym-sync,gym-async,envpool"
+
+
+def _palaestra(mode: str, **vector_kwargs: Any) -> Callable[[str, int], Any]:
+    def make(env_id: str, num_envs: int) -> Any:
+        import palaestra
+
+        return palaestra.make_vec(
+            env_id, num_envs, vectorization_mode=mode, vector_kwargs=vector_kwargs or None
+        )
+
+    return make
+
+
+def _native(accelerator: str) -> Callable[[str, int], Any]:
+    def make(env_id: str, num_envs: int) -> Any:
+        import palaestra
+
+        return palaestra.make_vec(
+            env_id, num_envs, vectorization_mode="vector_entry_point", accelerator=accelerator
+        )
+
+    return make
+
+
+def _gymnasium(mode: str) -> Callable[[str, int], Any]:
+    def make(env_id: str, num_envs: int) -> Any:
+        import gymnasium
+
+        return gymnasium.make_vec(env_id, num_envs, vectorization_mode=mode)
+
+    return make
+
+
+def _envpool(env_id: str, num_envs: int) -> Any:
+    import envpool
+
+    return envpool.make_gymnasium(env_id, num_envs=num_envs)
+
+
+MODES: dict[str, tuple[Callable[[str, int], Any], str | None]] = {
+    "native": (_native("numpy"), None),
+    "native-numba": (_native("numba"), "numba"),
+    "sync": (_palaestra("sync"), None),
+    "async": (_palaestra("async"), None),
+    "pool": (_palaestra("pool"), None),
+    "pool-recv": (_palaestra("pool"), None),
+    "gym-native": (_gymnasium("vector_entry_point"), "gymnasium"),
+    "gym-sync": (_gymnasium("sync"), "gymnasium"),
+    "gym-async": (_gymnasium("async"), "gymnasium"),
+    "envpool": (_envpool, "envpool"),
+}
+"""Mode name -> (factory ``(env_id, num_envs) -> vector env``, module it needs or None)."""
+
+
+def _comma_list(text: str) -> list[str]:
+    return [item for item in text.split(",") if item]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``bench`` subcommand to ``subparsers`` and return its parser."""
+    parser = subparsers.add_parser(
+        "bench",
+        help="measure env-steps per second across vectorization modes",
+        description="Measure env-steps/s of ENV_ID in several vectorization modes and sizes, "
+        "beside Gymnasium (and EnvPool) in the same run; one JSON line per measurement.",
+    )
+    parser.add_argument("env_id", metavar="ENV_ID", help="a registered id, or module:Id")
+    parser.add_argument(
+        "--modes",
+        type=_comma_list,
+        default=_comma_list(DEFAULT_MODES),
+        help=f"comma-separated modes among {', '.join(MODES)} (default: {DEFAULT_MODES}; "
+        "modes whose package is missing are skipped)",
+    )
+    parser.add_argument(
+        "--num-envs",
+        type=lambda text: [int(n) for n in _comma_list(text)],
+        default=[8, 64, 1024],
+        help="comma-separated numbers of sub-envs (default: 8,64,1024)",
+    )
+    parser.add_argument("--steps", type=int, default=200, help="vector steps per timed run")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per measurement")
+    parser.add_argument(
+        "--reference", default="gym-native", help="the mode ratios are taken against"
+    )
+    parser.add_argument(
+        "--max-envs",
+        type=lambda text: dict(item.split("=") for item in _comma_list(text)),
+        default={"sync": "1024", "async": "64", "gym-sync": "1024", "gym-async": "64"},
+        help="largest N per mode, as mode=N pairs (default keeps process-per-env modes small)",
+    )
+    parser.add_argument("--markdown", metavar="PATH", help="also write a Markdown table here")
+    return parser
+
+
+def measure(
+    make: Callable[[str, int], Any],
+    env_id: str,
+    num_envs: int,
+    steps: int,
+    repeats: int,
+    recv_batches: bool = False,
+) -> float:
+    """Return the median env-steps per second of ``repeats`` runs of ``steps`` vector steps.
+
+    Args:
+        make: builds the vector env from ``(env_id, num_envs)``.
+        env_id: the environment id.
+        num_envs: the number of sub-environments.
+        steps: vector steps (or ``recv`` batches) per timed run.
+        repeats: timed runs; the median is returned.
+        recv_batches: step with ``send``/``recv`` in batches of ``num_envs // 2``.
+
+    Example:
+        >>> from palaestra.cli.bench import MODES
+        >>> measure(MODES["native"][0], "CartPole-v1", 4, steps=10, repeats=1) > 0
+        True
+    """
+    envs = make(env_id, num_envs)
+    try:
+        envs.action_space.seed(0)
+        actions = [np.asarray(envs.action_space.sample()) for _ in range(steps)]
+        run = _recv_loop if recv_batches else _step_loop
+        run(envs, actions[: max(1, steps // 10)])
+        rates = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            count = run(envs, actions)
+            rates.append(count / (time.perf_counter() - started))
+        return statistics.median(rates)
+    finally:
+        envs.close()
+
+
+def _step_loop(envs: Any, actions: list[np.ndarray]) -> int:
+    envs.reset(seed=0)
+    for action in actions:
+        envs.step(action)
+    return len(actions) * envs.num_envs
+
+
+def _recv_loop(envs: Any, actions: list[np.ndarray]) -> int:
+    envs.async_reset(seed=0)
+    count = 0
+    for action in actions:
+        ids = envs.recv()[-1]["env_id"]
+        envs.send(action[ids], ids)
+        count += len(ids)
+    return count
+
+
+def _available(needs: str | None) -> bool:
+    return needs is None or importlib.util.find_spec(needs) is not None
+
+
+def _make_for(mode: str) -> Callable[[str, int], Any]:
+    make, _ = MODES[mode]
+    if mode != "pool-recv":
+        return make
+
+    def make_half_batches(env_id: str, num_envs: int) -> Any:
+        import palaestra
+
+        return palaestra.make_vec(
+            env_id,
+            num_envs,
+            vectorization_mode="pool",
+            vector_kwargs={"num_workers": num_envs, "batch_size": max(1, num_envs // 2)},
+        )
+
+    return make_half_batches
+
+
+def _import_module_prefix(env_id: str) -> None:
+    """Import ``module`` of a ``module:Id`` env id, so both libraries see its registrations."""
+    if ":" in env_id:
+        importlib.import_module(env_id.split(":", 1)[0])
+
+
+def run(args: argparse.Namespace) -> int:
+    """Measure every mode at every size and print one JSON line per measurement.
+
+    Raises:
+        palaestra.error.Error: for an unknown mode.
+    """
+    unknown = [mode for mode in args.modes if mode not in MODES]
+    if unknown:
+        raise error.Error(f"Unknown bench modes {unknown}; choose among {list(MODES)}.")
+    _import_module_prefix(args.env_id)
+    env_id = args.env_id.split(":", 1)[-1]
+    modes = [mode for mode in args.modes if _available(MODES[mode][1])]
+    results = []
+    for num_envs in args.num_envs:
+        rates: dict[str, float] = {}
+        for mode in modes:
+            if num_envs > int(args.max_envs.get(mode, sys.maxsize)):
+                continue
+            try:
+                rates[mode] = measure(
+                    _make_for(mode),
+                    env_id,
+                    num_envs,
+                    args.steps,
+                    args.repeats,
+                    recv_batches=mode == "pool-recv",
+                )
+            except Exception as exc:
+                print(json.dumps({"mode": mode, "num_envs": num_envs, "error": repr(exc)}))
+        reference = rates.get(args.reference)
+        for mode, rate in rates.items():
+            line = {"env_id": env_id, "mode": mode, "num_envs": num_envs}
+            line["steps_per_s"] = round(rate)
+            if reference is not None:
+                line[f"ratio_to_{args.reference}"] = round(rate / reference, 3)
+            results.append(line)
+            print(json.dumps(line), flush=True)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as file:
+            file.write(markdown_table(results, args.reference))
+    return 0
+
+
+def markdown_table(results: list[dict[str, Any]], reference: str) -> str:
+    """Render measurements as a Markdown table: a row per mode, a column per N.
+
+    Each cell holds steps/s and, when measured, the ratio to ``reference``.
+
+    Example:
+        >>> rows = [{"env_id": "E", "mode": "native", "num_envs": 8, "steps_per_s": 2000,
+        ...          "ratio_to_gym-native": 2.0}]
+        >>> print(markdown_table(rows, "gym-native"))
+        | E | N=8 |
+        |---|---|
+        | native | 2.0k (2.00x) |
+        <BLANKLINE>
+    """
+    sizes = sorted({row["num_envs"] for row in results})
+    modes = list(dict.fromkeys(row["mode"] for row in results))
+    env_id = results[0]["env_id"] if results else ""
+    lines = [
+        "| " + " | ".join([env_id, *(f"N={n}" for n in sizes)]) + " |",
+        "|" + "---|" * (len(sizes) + 1),
+    ]
+    cells = {(row["mode"], row["num_envs"]): row for row in results}
+    for mode in modes:
+        row_cells = [mode]
+        for n in sizes:
+            row = cells.get((mode, n))
+            if row is None:
+                row_cells.append("")
+                continue
+            ratio = row.get(f"ratio_to_{reference}")
+            text = _human(row["steps_per_s"])
+            row_cells.append(text if ratio is None else f"{text} ({ratio:.2f}x)")
+        lines.append("| " + " | ".join(row_cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _human(rate: float) -> str:
+    if rate >= 1e6:
+        return f"{rate / 1e6:.2f}M"
+    if rate >= 1e3:
+        return f"{rate / 1e3:.1f}k"
+    return f"{rate:.0f}"
