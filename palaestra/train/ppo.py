@@ -182,6 +182,9 @@ class PPO:
         seed_everything(cfg.seed)
         self.device = resolve_device(cfg.device)
         self.env = env if not isinstance(env, str) else make_training_env(env, cfg)
+        if self.env.num_envs != cfg.num_envs:
+            # A ready-made vector env decides the number of sub-envs.
+            self.config = cfg = dataclasses.replace(cfg, num_envs=self.env.num_envs)
         require_autoreset_mode(self.env, NEXT_STEP, "PPO")
         if find_wrapper(self.env, "EpisodeTracker") is None:
             self.env = EpisodeTracker(self.env, window=cfg.window)

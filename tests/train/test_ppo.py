@@ -135,3 +135,9 @@ def test_unavailable_cuda_is_a_clear_error(tiny_ppo_config):
         pytest.skip("CUDA is available here")
     with pytest.raises(ValueError, match="CUDA is not available"):
         PPO("CartPole-v1", dataclasses.replace(tiny_ppo_config, device="cuda"))
+
+
+def test_a_given_vector_env_decides_the_number_of_sub_envs(tiny_ppo_config):
+    agent = PPO(gym.make_vec("CartPole-v1", num_envs=3), tiny_ppo_config)
+    assert agent.config.num_envs == 3
+    assert agent.learn(total_steps=48)[-1]["steps"] == 48
