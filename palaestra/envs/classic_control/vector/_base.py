@@ -93,6 +93,13 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.fresh = np.zeros(self.num_envs, dtype=np.bool_)
         self.elapsed_steps = np.zeros(self.num_envs, dtype=np.int64)
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+        self._has_fresh = False
+        self._every_row = self.generators.rows()
+        self._action_shape = self.action_space.shape
+        self._action_bounds = None
+        if isinstance(self.single_action_space, spaces.Discrete):
+            start = int(self.single_action_space.start)
+            self._action_bounds = (start, start + int(self.single_action_space.n))
         self._canvas: Canvas | None = None
 
     # Hooks -------------------------------------------------------------------------------
@@ -163,12 +170,15 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 dtype=self.single_observation_space.dtype,
             )
         self._restart(indices, initial)
+        # The previous observations were handed out; update a copy.
+        self._observations = self._observations.copy()
         self._observations[indices] = self.observe(initial)
-        return self._observations.copy(), {}
+        return self._observations, {}
 
     def _restart(self, indices: np.ndarray, initial: Any) -> None:
         self.state[indices] = initial  # type: ignore[index]
         self.fresh[indices] = True
+        self._has_fresh = True
         self.elapsed_steps[indices] = 0
         self._ended[indices] = False
 
@@ -214,10 +224,12 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         gathering the others, and harmless when a step draws no random numbers.
         """
         state, rewards, terminations = self.advance(
-            self.state, actions, self.generators.rows(), self.fresh
+            self.state, actions, self._every_row, self.fresh
         )
         self.state = state.astype(np.float64, copy=False)
-        self.fresh[:] = False
+        if self._has_fresh:
+            self.fresh[:] = False
+            self._has_fresh = False
         self.elapsed_steps += 1
         observations = self.observe(state)
         if restarting is not None:
@@ -233,7 +245,7 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if self.autoreset_mode is AutoresetMode.SAME_STEP and self._ended.any():
             return self._finish_same_step(observations, rewards, terminations, truncations)
         self._observations = observations
-        return observations.copy(), rewards, terminations, truncations, {}
+        return observations, rewards, terminations, truncations, {}
 
     def _step_with_next_step_resets(self, actions: np.ndarray) -> Any:
         restarting = self._ended
@@ -247,6 +259,7 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.state[stepping] = state
         self.fresh[stepping] = False
         self.elapsed_steps[stepping] += 1
+        self._observations = self._observations.copy()
         self._observations[stepping] = self.observe(state)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         rewards[stepping] = step_rewards
@@ -255,7 +268,7 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._reset_rows(np.flatnonzero(restarting))
         truncations = self._truncations()
         self._ended = terminations | truncations
-        return self._observations.copy(), rewards, terminations, truncations, {}
+        return self._observations, rewards, terminations, truncations, {}
 
     def _finish_same_step(
         self,
@@ -277,7 +290,7 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             "_final_info": ended.copy(),
         }
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)
-        return self._observations.copy(), rewards, terminations, truncations, infos
+        return self._observations, rewards, terminations, truncations, infos
 
     def _reset_rows(self, indices: np.ndarray) -> None:
         initial = self.draw_initial_states(self.generators.rows(indices), len(indices), None)
@@ -291,19 +304,17 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     def _checked_actions(self, actions: Any) -> np.ndarray:
         actions = np.asarray(actions)
-        space = self.action_space
-        if actions.shape != space.shape:
+        if actions.shape != self._action_shape:
             raise ValueError(
-                f"{type(self).__name__} expects actions of shape {space.shape} (an element of "
-                f"{space}), got shape {actions.shape}."
+                f"{type(self).__name__} expects actions of shape {self._action_shape} (an "
+                f"element of {self.action_space}), got shape {actions.shape}."
             )
-        if isinstance(self.single_action_space, spaces.Discrete):
-            start = self.single_action_space.start
-            n = self.single_action_space.n
-            if actions.min() < start or actions.max() >= start + n:
+        if self._action_bounds is not None:
+            low, high = self._action_bounds
+            if actions.min() < low or actions.max() >= high:
                 raise ValueError(
-                    f"Actions {actions.tolist()} are outside the action space {space}; each "
-                    f"must be an integer in [{start}, {start + n - 1}]."
+                    f"Actions {actions.tolist()} are outside the action space "
+                    f"{self.action_space}; each must be an integer in [{low}, {high - 1}]."
                 )
         return actions
 

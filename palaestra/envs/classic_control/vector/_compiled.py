@@ -142,9 +142,10 @@ def compiled_draw_doubles(
         high[row], low[row] = state_high, state_low
 
 
-# Below this batch size a loop over rows beats numba's whole-array expressions, whose
-# temporaries cost more than the per-row parameter checks the row loop repeats.
-ROW_LOOP_MAX_BATCH = 512
+# Up to this batch size a loop over rows beats numba's whole-array expressions (whose
+# temporaries cost a fixed overhead); above it the row loop's per-row parameter checks (a
+# string comparison for the integrator) cost more.
+ROW_LOOP_MAX_BATCH = 32
 
 
 @functools.cache
