@@ -84,7 +84,10 @@ _PRESETS: dict[tuple[str, str], Preset] = {
 }
 
 _GENERIC = {
-    "ppo": Preset({"num_envs": 8, "n_steps": 256}, 1_000_000),
+    "ppo": Preset(
+        {"num_envs": 8, "n_steps": 256, "normalize_observation": True, "normalize_reward": True},
+        1_000_000,
+    ),
     "reinforce": Preset({}, 500_000),
 }
 
