@@ -30,6 +30,9 @@ from palaestra.train.evaluation import evaluate
 from palaestra.train.metrics import MetricsWriter, plot_learning_curve
 from palaestra.train.presets import preset
 
+FINAL_EVAL_SEED = 10_000
+"""Seed offset of the final evaluation (``palaestra eval`` uses 10000 by default too)."""
+
 
 @dataclasses.dataclass
 class RunSettings:
@@ -169,7 +172,7 @@ def run_training(settings: RunSettings) -> dict[str, Any]:
         train_seconds = time.perf_counter() - started
         progress.close()
         save_agent(agent, out / "model.pt")
-        final = _evaluate_agent(agent, settings.eval_episodes, seed=settings.seed + 10_000)
+        final = _evaluate_agent(agent, settings.eval_episodes, seed=settings.seed + FINAL_EVAL_SEED)
         metrics.write(
             {"steps": agent.num_steps, "eval_mean": final.mean(), "eval_std": final.std()}
         )
@@ -231,7 +234,14 @@ class _TrainingLoop:
         return _evaluate_agent(self.agent, self.settings.eval_episodes, seed=self.settings.seed)
 
     def _check_target(self, returns: np.ndarray) -> bool:
-        return self.target is not None and float(returns.mean()) >= self.target
+        if self.target is None or float(returns.mean()) < self.target:
+            return False
+        # Confirm on the final evaluation's episodes, so a run that stops early also
+        # passes the evaluation it reports (and `palaestra eval`'s default seed).
+        confirmation = _evaluate_agent(
+            self.agent, self.settings.eval_episodes, seed=self.settings.seed + FINAL_EVAL_SEED
+        )
+        return float(confirmation.mean()) >= self.target
 
 
 def _write_plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
