@@ -53,3 +53,15 @@ def test_reinforce_solves_cartpole_within_1000_episodes_for_4_of_5_seeds():
         for seed in range(5)
     ]
     assert sum(solved) >= 4, solved
+
+
+@pytest.mark.timeout(600)
+def test_palaestra_train_cartpole_defaults_reach_475(tmp_path):
+    import json
+
+    from palaestra.cli import main
+
+    assert main(["train", "CartPole-v1", "--out", str(tmp_path), "--no-progress"]) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["eval_episodes"] == 100
+    assert summary["eval_mean"] >= 475.0, summary
