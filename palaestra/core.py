@@ -55,7 +55,133 @@ ActType = TypeVar("ActType", default=Any)
 RenderFrame = TypeVar("RenderFrame", default=Any)
 
 
-class Env(Generic[ObsType, ActType]):
+class AttributeLookup:
+    """``has/get/set_wrapper_attr`` of an environment at the bottom of a wrapper stack.
+
+    Shared by :class:`Env` and the vector env base class: a bottom layer answers for itself.
+
+    Example:
+        >>> class Bottom(AttributeLookup):
+        ...     depth = 7
+        >>> Bottom().get_wrapper_attr("depth"), Bottom().set_wrapper_attr("fresh", 1, force=False)
+        (7, False)
+    """
+
+    def has_wrapper_attr(self, name: str) -> bool:
+        """Whether this environment has attribute ``name``."""
+        return hasattr(self, name)
+
+    def get_wrapper_attr(self, name: str) -> Any:
+        """Return attribute ``name`` of this environment.
+
+        Raises:
+            AttributeError: if it has no such attribute.
+        """
+        return getattr(self, name)
+
+    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
+        """Set attribute ``name`` to ``value``; without ``force`` only if it already exists.
+
+        Returns:
+            Whether the attribute was set.
+        """
+        if force or hasattr(self, name):
+            setattr(self, name, value)
+            return True
+        return False
+
+
+class WrapperAttributeLookup:
+    """``has/get/set_wrapper_attr`` of a wrapper: ask this layer first, then the ``env`` below.
+
+    Shared by :class:`Wrapper` and the vector wrapper base class; it must come before the
+    environment base in the class bases so that its lookup wins.
+
+    Example:
+        >>> class Bottom(AttributeLookup):
+        ...     depth = 7
+        >>> class Layer(WrapperAttributeLookup):
+        ...     def __init__(self, env):
+        ...         self.env = env
+        >>> Layer(Bottom()).get_wrapper_attr("depth")
+        7
+    """
+
+    env: AttributeLookup
+
+    def has_wrapper_attr(self, name: str) -> bool:
+        """Whether this wrapper or any environment below it has attribute ``name``."""
+        return hasattr(self, name) or self.env.has_wrapper_attr(name)
+
+    def get_wrapper_attr(self, name: str) -> Any:
+        """Return attribute ``name`` from the outermost layer (this wrapper or below) that has it.
+
+        Raises:
+            AttributeError: if no layer has it.
+        """
+        if hasattr(self, name):
+            return getattr(self, name)
+        try:
+            return self.env.get_wrapper_attr(name)
+        except AttributeError as e:
+            raise AttributeError(
+                f"wrapper {type(self).__name__} has no attribute {name!r}, nor does any "
+                "environment below it"
+            ) from e
+
+    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
+        """Set ``name`` on the outermost layer that has it; with ``force``, else on this wrapper.
+
+        Returns:
+            Whether the attribute was set.
+        """
+        if hasattr(self, name):
+            setattr(self, name, value)
+            return True
+        if self.env.set_wrapper_attr(name, value, force=False):
+            return True
+        if force:
+            setattr(self, name, value)
+            return True
+        return False
+
+
+def own_or_inner(name: str, doc: str) -> Any:
+    """Build a wrapper property that reads the wrapper's own value once set, else the inner env's.
+
+    The own value lives in ``_<name>``, which the wrapper initialises to ``None``.
+
+    Args:
+        name: the attribute forwarded to ``self.env`` while no own value is set.
+        doc: the property's docstring.
+
+    Example:
+        >>> class Inner:
+        ...     metadata = {"render_fps": 4}
+        >>> class Layer:
+        ...     metadata = own_or_inner("metadata", "Own or inner metadata.")
+        ...     def __init__(self, env):
+        ...         self.env, self._metadata = env, None
+        >>> layer = Layer(Inner())
+        >>> layer.metadata
+        {'render_fps': 4}
+        >>> layer.metadata = {}
+        >>> layer.metadata, Inner.metadata
+        ({}, {'render_fps': 4})
+    """
+    own = f"_{name}"
+
+    def read(self: Any) -> Any:
+        value = getattr(self, own)
+        return getattr(self.env, name) if value is None else value
+
+    def write(self: Any, value: Any) -> None:
+        setattr(self, own, value)
+
+    return property(read, write, doc=doc)
+
+
+class Env(AttributeLookup, Generic[ObsType, ActType]):
     """A reinforcement-learning environment: reset it, then step it with actions.
 
     Subclasses set ``action_space`` and ``observation_space`` and implement :meth:`step` and
@@ -163,35 +289,13 @@ class Env(Generic[ObsType, ActType]):
         self.close()
         return False
 
-    def has_wrapper_attr(self, name: str) -> bool:
-        """Whether this environment has attribute ``name``."""
-        return hasattr(self, name)
-
-    def get_wrapper_attr(self, name: str) -> Any:
-        """Return attribute ``name`` of this environment.
-
-        Raises:
-            AttributeError: if it has no such attribute.
-        """
-        return getattr(self, name)
-
-    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
-        """Set attribute ``name`` to ``value``; without ``force`` only if it already exists.
-
-        Returns:
-            Whether the attribute was set.
-        """
-        if force or hasattr(self, name):
-            setattr(self, name, value)
-            return True
-        return False
-
 
 WrapperObsType = TypeVar("WrapperObsType", default=Any)
 WrapperActType = TypeVar("WrapperActType", default=Any)
 
 
 class Wrapper(
+    WrapperAttributeLookup,
     Env[WrapperObsType, WrapperActType],
     Generic[WrapperObsType, WrapperActType, ObsType, ActType],
 ):
@@ -296,44 +400,6 @@ class Wrapper(
             kwargs=kwargs.get("kwargs"),
         )
 
-    def has_wrapper_attr(self, name: str) -> bool:
-        """Whether this wrapper or any environment below it has attribute ``name``."""
-        if hasattr(self, name):
-            return True
-        return self.env.has_wrapper_attr(name)
-
-    def get_wrapper_attr(self, name: str) -> Any:
-        """Return attribute ``name`` from the outermost layer (this wrapper or below) that has it.
-
-        Raises:
-            AttributeError: if no layer has it.
-        """
-        if hasattr(self, name):
-            return getattr(self, name)
-        try:
-            return self.env.get_wrapper_attr(name)
-        except AttributeError as e:
-            raise AttributeError(
-                f"wrapper {self.class_name()} has no attribute {name!r}, nor does any "
-                "environment below it"
-            ) from e
-
-    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
-        """Set ``name`` on the outermost layer that has it; with ``force``, else on this wrapper.
-
-        Returns:
-            Whether the attribute was set.
-        """
-        if hasattr(self, name):
-            setattr(self, name, value)
-            return True
-        if self.env.set_wrapper_attr(name, value, force=False):
-            return True
-        if force:
-            setattr(self, name, value)
-            return True
-        return False
-
     def __str__(self) -> str:
         return f"<{type(self).__name__}{self.env}>"
 
@@ -345,38 +411,16 @@ class Wrapper(
         """Return the wrapper's class name."""
         return cls.__name__
 
-    @property
-    def action_space(self) -> spaces.Space[ActType] | spaces.Space[WrapperActType]:  # type: ignore[override]
-        """Return the wrapper's action space, or the inner env's if it has not replaced it."""
-        if self._action_space is None:
-            return self.env.action_space
-        return self._action_space
-
-    @action_space.setter
-    def action_space(self, space: spaces.Space[WrapperActType]) -> None:
-        self._action_space = space
-
-    @property
-    def observation_space(self) -> spaces.Space[ObsType] | spaces.Space[WrapperObsType]:  # type: ignore[override]
-        """Return the wrapper's observation space, or the inner env's if it has not replaced it."""
-        if self._observation_space is None:
-            return self.env.observation_space
-        return self._observation_space
-
-    @observation_space.setter
-    def observation_space(self, space: spaces.Space[WrapperObsType]) -> None:
-        self._observation_space = space
-
-    @property
-    def metadata(self) -> dict[str, Any]:  # type: ignore[override]
-        """Return the wrapper's metadata, or the inner env's if it has not replaced it."""
-        if self._metadata is None:
-            return self.env.metadata
-        return self._metadata
-
-    @metadata.setter
-    def metadata(self, value: dict[str, Any]) -> None:
-        self._metadata = value
+    action_space = own_or_inner(
+        "action_space", "The wrapper's action space, or the inner env's if it has not replaced it."
+    )
+    observation_space = own_or_inner(
+        "observation_space",
+        "The wrapper's observation space, or the inner env's if it has not replaced it.",
+    )
+    metadata = own_or_inner(
+        "metadata", "The wrapper's metadata, or the inner env's if it has not replaced it."
+    )
 
     @property
     def render_mode(self) -> str | None:  # type: ignore[override]

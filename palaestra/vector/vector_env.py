@@ -27,7 +27,16 @@ import numpy as np
 from typing_extensions import TypeVar
 
 from palaestra import logger
-from palaestra.core import ActType, ObsType, RenderFrame, WrapperActType, WrapperObsType
+from palaestra.core import (
+    ActType,
+    AttributeLookup,
+    ObsType,
+    RenderFrame,
+    WrapperActType,
+    WrapperAttributeLookup,
+    WrapperObsType,
+    own_or_inner,
+)
 from palaestra.utils import seeding
 
 if TYPE_CHECKING:
@@ -132,7 +141,7 @@ def add_info(
     return vector_infos
 
 
-class VectorEnv(Generic[ObsType, ActType, ArrayType]):
+class VectorEnv(AttributeLookup, Generic[ObsType, ActType, ArrayType]):
     """Base class of environments that run ``num_envs`` copies of one environment as a batch.
 
     Implementations set :attr:`num_envs`, the single and batched spaces and
@@ -251,25 +260,6 @@ class VectorEnv(Generic[ObsType, ActType, ArrayType]):
         """The vector env below every vector wrapper: itself."""
         return self
 
-    def has_wrapper_attr(self, name: str) -> bool:
-        """Whether this vector env has attribute ``name``."""
-        return hasattr(self, name)
-
-    def get_wrapper_attr(self, name: str) -> Any:
-        """Return attribute ``name`` of this vector env.
-
-        Raises:
-            AttributeError: if it has no such attribute.
-        """
-        return getattr(self, name)
-
-    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
-        """Set attribute ``name`` (without ``force``: only if it exists); return if it was set."""
-        if force or hasattr(self, name):
-            setattr(self, name, value)
-            return True
-        return False
-
     def _add_info(
         self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int
     ) -> dict[str, Any]:
@@ -291,6 +281,7 @@ class VectorEnv(Generic[ObsType, ActType, ArrayType]):
 
 
 class VectorWrapper(
+    WrapperAttributeLookup,
     VectorEnv[WrapperObsType, WrapperActType, ArrayType],
     Generic[WrapperObsType, WrapperActType, ObsType, ActType, ArrayType],
 ):
@@ -355,84 +346,22 @@ class VectorWrapper(
         """The vector env below every vector wrapper."""
         return self.env.unwrapped
 
-    def has_wrapper_attr(self, name: str) -> bool:
-        """Whether this wrapper or any vector env below it has attribute ``name``."""
-        return hasattr(self, name) or self.env.has_wrapper_attr(name)
-
-    def get_wrapper_attr(self, name: str) -> Any:
-        """Return attribute ``name`` from the outermost layer that has it.
-
-        Raises:
-            AttributeError: if no layer has it.
-        """
-        if hasattr(self, name):
-            return getattr(self, name)
-        try:
-            return self.env.get_wrapper_attr(name)
-        except AttributeError as e:
-            raise AttributeError(
-                f"vector wrapper {type(self).__name__} has no attribute {name!r}, nor does any "
-                "vector env below it"
-            ) from e
-
-    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
-        """Set ``name`` on the outermost layer that has it; with ``force``, else on this wrapper."""
-        if hasattr(self, name):
-            setattr(self, name, value)
-            return True
-        if self.env.set_wrapper_attr(name, value, force=False):
-            return True
-        if force:
-            setattr(self, name, value)
-            return True
-        return False
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__}, {self.env}>"
 
-    @property
-    def observation_space(self) -> Space[Any]:  # type: ignore[override]
-        """The wrapper's batched observation space, or the inner env's."""
-        if self._observation_space is None:
-            return self.env.observation_space
-        return self._observation_space
-
-    @observation_space.setter
-    def observation_space(self, space: Space[Any]) -> None:
-        self._observation_space = space
-
-    @property
-    def action_space(self) -> Space[Any]:  # type: ignore[override]
-        """The wrapper's batched action space, or the inner env's."""
-        if self._action_space is None:
-            return self.env.action_space
-        return self._action_space
-
-    @action_space.setter
-    def action_space(self, space: Space[Any]) -> None:
-        self._action_space = space
-
-    @property
-    def single_observation_space(self) -> Space[Any]:  # type: ignore[override]
-        """The wrapper's single-env observation space, or the inner env's."""
-        if self._single_observation_space is None:
-            return self.env.single_observation_space
-        return self._single_observation_space
-
-    @single_observation_space.setter
-    def single_observation_space(self, space: Space[Any]) -> None:
-        self._single_observation_space = space
-
-    @property
-    def single_action_space(self) -> Space[Any]:  # type: ignore[override]
-        """The wrapper's single-env action space, or the inner env's."""
-        if self._single_action_space is None:
-            return self.env.single_action_space
-        return self._single_action_space
-
-    @single_action_space.setter
-    def single_action_space(self, space: Space[Any]) -> None:
-        self._single_action_space = space
+    observation_space = own_or_inner(
+        "observation_space", "The wrapper's batched observation space, or the inner env's."
+    )
+    action_space = own_or_inner(
+        "action_space", "The wrapper's batched action space, or the inner env's."
+    )
+    single_observation_space = own_or_inner(
+        "single_observation_space",
+        "The wrapper's single-env observation space, or the inner env's.",
+    )
+    single_action_space = own_or_inner(
+        "single_action_space", "The wrapper's single-env action space, or the inner env's."
+    )
 
     @property
     def num_envs(self) -> int:  # type: ignore[override]
@@ -453,16 +382,7 @@ class VectorWrapper(
         """The inner env's ``np_random_seed``."""
         return self.env.np_random_seed
 
-    @property
-    def metadata(self) -> dict[str, Any]:  # type: ignore[override]
-        """The wrapper's metadata, or the inner env's."""
-        if self._metadata is None:
-            return self.env.metadata
-        return self._metadata
-
-    @metadata.setter
-    def metadata(self, value: dict[str, Any]) -> None:
-        self._metadata = value
+    metadata = own_or_inner("metadata", "The wrapper's metadata, or the inner env's.")
 
     @property
     def spec(self) -> EnvSpec | None:  # type: ignore[override]
