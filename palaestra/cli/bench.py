@@ -2,7 +2,8 @@
 
 Every mode runs the same environment id with the same pre-generated random actions; each
 measurement is the median of ``--repeats`` timed runs of ``--steps`` vector steps, after a
-warm-up. One JSON line per measurement goes to stdout, with the ratio to the reference mode
+warm-up, the runs of all modes taken in turn so that a change in machine load affects them
+alike. One JSON line per measurement goes to stdout, with the ratio to the reference mode
 measured in the same run; ``--markdown`` also writes the results as a table.
 
 Modes: ``native`` (the env's natively batched class, numpy), ``native-numba`` (the same with
@@ -35,7 +36,7 @@ import numpy as np
 
 from palaestra import error
 
-__all__ = ["MODES", "add_parser", "run", "measure", "markdown_table"]
+__all__ = ["MODES", "Measurement", "add_parser", "run", "measure", "markdown_table"]
 
 DEFAULT_MODES = "native,native-numba,pool,sync,gym-native,gym-sync,gym-async,envpool"
 
@@ -133,6 +134,49 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return parser
 
 
+class Measurement:
+    """One vector env ready to be timed with pre-generated random actions.
+
+    Args:
+        make: builds the vector env from ``(env_id, num_envs)``.
+        env_id: the environment id.
+        num_envs: the number of sub-environments.
+        steps: vector steps (or ``recv`` batches) per timed run.
+        recv_batches: step with ``send``/``recv`` in batches of ``num_envs // 2``.
+
+    Example:
+        >>> from palaestra.cli.bench import MODES
+        >>> measurement = Measurement(MODES["native"][0], "CartPole-v1", 4, steps=10)
+        >>> measurement.rate() > 0
+        True
+        >>> measurement.close()
+    """
+
+    def __init__(
+        self,
+        make: Callable[[str, int], Any],
+        env_id: str,
+        num_envs: int,
+        steps: int,
+        recv_batches: bool = False,
+    ):
+        self.envs = make(env_id, num_envs)
+        self.envs.action_space.seed(0)
+        self.actions = [np.asarray(self.envs.action_space.sample()) for _ in range(steps)]
+        self.loop = _recv_loop if recv_batches else _step_loop
+        self.loop(self.envs, self.actions[: max(1, steps // 10)])
+
+    def rate(self) -> float:
+        """Run the actions once and return env-steps per second."""
+        started = time.perf_counter()
+        count = self.loop(self.envs, self.actions)
+        return count / (time.perf_counter() - started)
+
+    def close(self) -> None:
+        """Close the vector env."""
+        self.envs.close()
+
+
 def measure(
     make: Callable[[str, int], Any],
     env_id: str,
@@ -143,33 +187,16 @@ def measure(
 ) -> float:
     """Return the median env-steps per second of ``repeats`` runs of ``steps`` vector steps.
 
-    Args:
-        make: builds the vector env from ``(env_id, num_envs)``.
-        env_id: the environment id.
-        num_envs: the number of sub-environments.
-        steps: vector steps (or ``recv`` batches) per timed run.
-        repeats: timed runs; the median is returned.
-        recv_batches: step with ``send``/``recv`` in batches of ``num_envs // 2``.
-
     Example:
         >>> from palaestra.cli.bench import MODES
         >>> measure(MODES["native"][0], "CartPole-v1", 4, steps=10, repeats=1) > 0
         True
     """
-    envs = make(env_id, num_envs)
+    measurement = Measurement(make, env_id, num_envs, steps, recv_batches)
     try:
-        envs.action_space.seed(0)
-        actions = [np.asarray(envs.action_space.sample()) for _ in range(steps)]
-        run = _recv_loop if recv_batches else _step_loop
-        run(envs, actions[: max(1, steps // 10)])
-        rates = []
-        for _ in range(repeats):
-            started = time.perf_counter()
-            count = run(envs, actions)
-            rates.append(count / (time.perf_counter() - started))
-        return statistics.median(rates)
+        return statistics.median(measurement.rate() for _ in range(repeats))
     finally:
-        envs.close()
+        measurement.close()
 
 
 def _step_loop(envs: Any, actions: list[np.ndarray]) -> int:
@@ -231,21 +258,7 @@ def run(args: argparse.Namespace) -> int:
     modes = [mode for mode in args.modes if _available(MODES[mode][1])]
     results = []
     for num_envs in args.num_envs:
-        rates: dict[str, float] = {}
-        for mode in modes:
-            if num_envs > int(args.max_envs.get(mode, sys.maxsize)):
-                continue
-            try:
-                rates[mode] = measure(
-                    _make_for(mode),
-                    env_id,
-                    num_envs,
-                    args.steps,
-                    args.repeats,
-                    recv_batches=mode == "pool-recv",
-                )
-            except Exception as exc:
-                print(json.dumps({"mode": mode, "num_envs": num_envs, "error": repr(exc)}))
+        rates = _interleaved_rates(args, env_id, num_envs, modes)
         reference = rates.get(args.reference)
         for mode, rate in rates.items():
             line = {"env_id": env_id, "mode": mode, "num_envs": num_envs}
@@ -258,6 +271,31 @@ def run(args: argparse.Namespace) -> int:
         with open(args.markdown, "w", encoding="utf-8") as file:
             file.write(markdown_table(results, args.reference))
     return 0
+
+
+def _interleaved_rates(
+    args: argparse.Namespace, env_id: str, num_envs: int, modes: list[str]
+) -> dict[str, float]:
+    """Median rate per mode, the repeats taken round-robin so load drifts hit all modes."""
+    measurements: dict[str, Measurement] = {}
+    for mode in modes:
+        if num_envs > int(args.max_envs.get(mode, sys.maxsize)):
+            continue
+        try:
+            measurements[mode] = Measurement(
+                _make_for(mode), env_id, num_envs, args.steps, recv_batches=mode == "pool-recv"
+            )
+        except Exception as exc:
+            print(json.dumps({"mode": mode, "num_envs": num_envs, "error": repr(exc)}))
+    samples: dict[str, list[float]] = {mode: [] for mode in measurements}
+    try:
+        for _ in range(args.repeats):
+            for mode, measurement in measurements.items():
+                samples[mode].append(measurement.rate())
+    finally:
+        for measurement in measurements.values():
+            measurement.close()
+    return {mode: statistics.median(values) for mode, values in samples.items()}
 
 
 def markdown_table(results: list[dict[str, Any]], reference: str) -> str:

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from palaestra.envs.classic_control.vector import _generators
 from palaestra.envs.classic_control.vector._generators import GeneratorBatch
 from palaestra.envs.classic_control.vector._scalar_pow import scalar_pow_square
 from palaestra.utils import seeding
+
+
+@pytest.fixture(autouse=True, params=["objects", "arrays"])
+def backend(request, monkeypatch):
+    """Run every test with per-env Generator objects and with array-stepped states."""
+    if request.param == "arrays":
+        monkeypatch.setattr(_generators, "GENERATOR_OBJECTS_MAX_ENVS", 0)
+    return request.param
 
 
 @settings(max_examples=25, deadline=None)

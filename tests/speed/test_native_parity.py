@@ -100,3 +100,11 @@ def test_make_vec_picks_the_native_env_by_default():
     envs = gym.make_vec("Acrobot-v1", 2)
     assert type(envs).__name__ == "AcrobotVectorEnv"
     assert envs.spec.kwargs["vectorization_mode"] == "vector_entry_point"
+
+
+def test_large_batches_with_array_stepped_streams_match_sync():
+    actions = random_actions("CartPole-v1", 300, 40)
+    assert_same_trajectory(
+        record(make_sync("CartPole-v1", 300), actions),
+        record(make_native("CartPole-v1", 300), actions),
+    )

@@ -165,6 +165,7 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._context = multiprocessing.get_context(context)
         self._finished = self._context.Semaphore(0)
         self._in_flight: set[int] = set()
+        # Indices of workers seen finished, in the order recv should return them.
         self._ready: list[int] = []
         self._finalizer = weakref.finalize(self, _stop_processes, self._workers, self._block)
         for worker in self._workers:
@@ -482,11 +483,16 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """
         if not self._in_flight:
             raise RuntimeError("recv() needs sub-environments in flight: call send() first.")
-        flying = [self._workers[i] for i in sorted(self._in_flight)]
+        # Workers found done by an earlier recv but left out of its batch go first.
+        waiting = [i for i in self._ready if i in self._in_flight]
+        waiting += [i for i in sorted(self._in_flight) if i not in waiting]
+        flying = [self._workers[i] for i in waiting]
         enough = min(self.batch_size, sum(w.stop - w.start for w in flying))
         infos: dict[str, Any] = {}
         try:
-            done = _first_batch(self._wait(flying, enough), enough)
+            finished = self._wait(flying, enough)
+            done = _first_batch(finished, enough)
+            self._ready = [w.index for w in finished if w not in done]
         except _Restart as restart:
             done = [restart.worker]
         restarted = [w for w in done if w in self._settle_failed(done, infos)]

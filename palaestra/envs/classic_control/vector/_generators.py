@@ -19,7 +19,11 @@ import numpy as np
 from palaestra.envs.classic_control.vector._pcg64 import join_state, next_double, split_state
 from palaestra.utils import seeding
 
-__all__ = ["GeneratorBatch", "GeneratorRows"]
+__all__ = ["GeneratorBatch", "GeneratorRows", "GENERATOR_OBJECTS_MAX_ENVS"]
+
+# Up to this many sub-environments, per-env Generator objects beat array-stepped states
+# (resets touch only a few sub-envs per step, and a Generator draw costs about a microsecond).
+GENERATOR_OBJECTS_MAX_ENVS = 256
 
 
 class GeneratorRows:
@@ -76,9 +80,14 @@ class GeneratorBatch:
     A sub-environment reset with seed ``None`` keeps its stream, or gets one from OS entropy
     if it has none yet, as :meth:`palaestra.Env.reset` does.
 
+    Small batches keep one :class:`numpy.random.Generator` per sub-environment (a draw from
+    a few of them is cheapest one by one); large ones keep the states in arrays and step the
+    selected streams together, with numpy array operations or, when ``compiled``, a numba
+    loop.
+
     Args:
         num_envs: the number of sub-environments.
-        compiled: draw with numba (a loop per stream) instead of numpy array operations.
+        compiled: draw from the state arrays with numba.
 
     Example:
         >>> batch = GeneratorBatch(2)
@@ -91,6 +100,9 @@ class GeneratorBatch:
 
     def __init__(self, num_envs: int, compiled: bool = False):
         self.num_envs = num_envs
+        self._objects: list[np.random.Generator | None] | None = None
+        if not compiled and num_envs <= GENERATOR_OBJECTS_MAX_ENVS:
+            self._objects = [None] * num_envs
         self._compiled_draw = None
         if compiled:
             from palaestra.envs.classic_control.vector._compiled import compiled_draw_doubles
@@ -110,7 +122,13 @@ class GeneratorBatch:
         states = []
         for index in fresh:
             generator, self.seeds[index] = seeding.np_random(seeds[index])
-            states.append(generator.bit_generator.state["state"])
+            if self._objects is not None:
+                self._objects[index] = generator
+            else:
+                states.append(generator.bit_generator.state["state"])
+        if self._objects is not None:
+            self.seeded[np.asarray(fresh)] = True
+            return
         rows = np.asarray(fresh)
         self._high[rows], self._low[rows], self._inc_high[rows], self._inc_low[rows] = split_state(
             states
@@ -123,6 +141,10 @@ class GeneratorBatch:
 
     def draw_doubles(self, indices: np.ndarray | None, count: int) -> np.ndarray:
         """Draw ``count`` doubles in ``[0, 1)`` from each selected stream, shape ``(k, count)``."""
+        if self._objects is not None:
+            rows = range(self.num_envs) if indices is None else indices
+            draws = [self._objects[row].random(count) for row in rows]  # type: ignore[union-attr]
+            return np.array(draws).reshape(len(draws), count)
         if self._compiled_draw is not None:
             rows = np.arange(self.num_envs) if indices is None else np.asarray(indices)
             out = np.empty((len(rows), count), dtype=np.float64)
@@ -147,10 +169,13 @@ class GeneratorBatch:
 
     @property
     def generators(self) -> tuple[np.random.Generator | None, ...]:
-        """Snapshots of the streams as :class:`numpy.random.Generator` objects.
+        """The streams as :class:`numpy.random.Generator` objects.
 
-        Drawing from a snapshot does not advance the sub-environment's stream.
+        For a large batch these are snapshots: drawing from one does not advance the
+        sub-environment's stream.
         """
+        if self._objects is not None:
+            return tuple(self._objects)
         states = join_state(self._high, self._low)
         increments = join_state(self._inc_high, self._inc_low)
         snapshots: list[np.random.Generator | None] = []
