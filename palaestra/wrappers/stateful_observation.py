@@ -17,8 +17,8 @@ import numpy as np
 
 from palaestra import spaces
 from palaestra.core import ActType, Env, ObservationWrapper, ObsType, Wrapper, WrapperObsType
-from palaestra.error import InvalidBound
 from palaestra.utils import RecordConstructorArgs
+from palaestra.wrappers.running_statistics import RunningStatisticsControls, check_epsilon
 from palaestra.wrappers.utils import RunningMeanStd, create_zero_array
 
 __all__ = [
@@ -284,7 +284,9 @@ class FrameStackObservation(
 
 
 class NormalizeObservation(
-    ObservationWrapper[WrapperObsType, ActType, ObsType], RecordConstructorArgs
+    ObservationWrapper[WrapperObsType, ActType, ObsType],
+    RecordConstructorArgs,
+    RunningStatisticsControls,
 ):
     """Standardize observations with a running mean and variance, as float32.
 
@@ -311,9 +313,10 @@ class NormalizeObservation(
         ['count', 'mean', 'var']
     """
 
+    statistics_attribute = "obs_rms"
+
     def __init__(self, env: Env[ObsType, ActType], epsilon: float = 1e-8):
-        if epsilon <= 0:
-            raise InvalidBound(f"`epsilon` should be strictly positive. Received {epsilon}")
+        check_epsilon(epsilon)
         RecordConstructorArgs.__init__(self, epsilon=epsilon)
         ObservationWrapper.__init__(self, env)
         if env.observation_space.shape is None:
@@ -325,32 +328,6 @@ class NormalizeObservation(
         )
         self.obs_rms = RunningMeanStd(shape=self.observation_space.shape, dtype=np.float32)
         self.epsilon = epsilon
-        self._update_running_mean = True
-
-    @property
-    def update_running_mean(self) -> bool:
-        """Whether observations still update the running statistics (False freezes them)."""
-        return self._update_running_mean
-
-    @update_running_mean.setter
-    def update_running_mean(self, setting: bool) -> None:
-        self._update_running_mean = setting
-
-    def get_state(self) -> dict[str, Any]:
-        """Return a copy of the running statistics, ``{"mean", "var", "count"}``."""
-        return self.obs_rms.get_state()
-
-    def set_state(self, state: dict[str, Any]) -> None:
-        """Restore running statistics saved by :meth:`get_state`.
-
-        Args:
-            state: ``{"mean", "var", "count"}``.
-
-        Raises:
-            KeyError: if a key is missing.
-            ValueError: if the arrays do not have the observation shape.
-        """
-        self.obs_rms.set_state(state)
 
     def observation(self, observation: ObsType) -> WrapperObsType:
         """Update the statistics with ``observation`` and return it standardized."""

@@ -17,6 +17,7 @@ import numpy as np
 from palaestra.core import ActType, Env, ObsType, Wrapper
 from palaestra.error import InvalidBound
 from palaestra.utils import RecordConstructorArgs
+from palaestra.wrappers.running_statistics import RunningStatisticsControls, check_epsilon
 from palaestra.wrappers.utils import RunningMeanStd
 
 __all__ = ["NormalizeReward", "check_normalize_reward_args"]
@@ -38,11 +39,12 @@ def check_normalize_reward_args(gamma: float, epsilon: float) -> None:
     # Outside [0, 1] the exponential average diverges or flips sign every step.
     if not 0 <= gamma <= 1:
         raise InvalidBound(f"`gamma` should be in the interval [0, 1]. Received {gamma}")
-    if epsilon <= 0:
-        raise InvalidBound(f"`epsilon` should be strictly positive. Received {epsilon}")
+    check_epsilon(epsilon)
 
 
-class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType], RecordConstructorArgs):
+class NormalizeReward(
+    Wrapper[ObsType, ActType, ObsType, ActType], RecordConstructorArgs, RunningStatisticsControls
+):
     r"""Scale rewards so that the discounted return has roughly unit variance.
 
     A discounted sum of rewards ``G <- gamma * G * (1 - terminated) + r`` is tracked and its
@@ -69,6 +71,8 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType], RecordConstru
         0.5
     """
 
+    statistics_attribute = "return_rms"
+
     def __init__(self, env: Env[ObsType, ActType], gamma: float = 0.99, epsilon: float = 1e-8):
         check_normalize_reward_args(gamma, epsilon)
         RecordConstructorArgs.__init__(self, gamma=gamma, epsilon=epsilon)
@@ -77,32 +81,6 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType], RecordConstru
         self.discounted_reward = np.array([0.0])
         self.gamma = gamma
         self.epsilon = epsilon
-        self._update_running_mean = True
-
-    @property
-    def update_running_mean(self) -> bool:
-        """Whether rewards still update the running statistics (False freezes them)."""
-        return self._update_running_mean
-
-    @update_running_mean.setter
-    def update_running_mean(self, setting: bool) -> None:
-        self._update_running_mean = setting
-
-    def get_state(self) -> dict[str, Any]:
-        """Return a copy of the return statistics, ``{"mean", "var", "count"}``."""
-        return self.return_rms.get_state()
-
-    def set_state(self, state: dict[str, Any]) -> None:
-        """Restore return statistics saved by :meth:`get_state`.
-
-        Args:
-            state: ``{"mean", "var", "count"}``.
-
-        Raises:
-            KeyError: if a key is missing.
-            ValueError: if ``mean`` or ``var`` is not a scalar.
-        """
-        self.return_rms.set_state(state)
 
     def step(self, action: ActType) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step the environment, update the return statistics and scale the reward."""

@@ -16,7 +16,6 @@ import numpy as np
 
 from palaestra import logger
 from palaestra.core import ActType
-from palaestra.error import InvalidBound
 from palaestra.spaces import Box
 from palaestra.utils import RecordConstructorArgs
 from palaestra.vector.utils import batch_space
@@ -26,13 +25,16 @@ from palaestra.vector.vector_env import (
     VectorEnv,
     VectorObservationWrapper,
 )
+from palaestra.wrappers.running_statistics import RunningStatisticsControls, check_epsilon
 from palaestra.wrappers.utils import RunningMeanStd
 
 __all__ = ["NormalizeObservation"]
 
 
 class NormalizeObservation(
-    VectorObservationWrapper[np.ndarray, ActType, np.ndarray, ArrayType], RecordConstructorArgs
+    VectorObservationWrapper[np.ndarray, ActType, np.ndarray, ArrayType],
+    RecordConstructorArgs,
+    RunningStatisticsControls,
 ):
     """Standardize every sub-env's observations with one running mean and variance, as float32.
 
@@ -60,9 +62,10 @@ class NormalizeObservation(
         array([ 0.014, -0.023, -0.046, -0.048], dtype=float32)
     """
 
+    statistics_attribute = "obs_rms"
+
     def __init__(self, env: VectorEnv[np.ndarray, ActType, ArrayType], epsilon: float = 1e-8):
-        if epsilon <= 0:
-            raise InvalidBound(f"`epsilon` should be strictly positive. Received {epsilon}")
+        check_epsilon(epsilon)
         RecordConstructorArgs.__init__(self, epsilon=epsilon)
         VectorObservationWrapper.__init__(self, env)
         if "autoreset_mode" not in self.env.metadata:
@@ -81,32 +84,6 @@ class NormalizeObservation(
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.obs_rms = RunningMeanStd(shape=self.single_observation_space.shape, dtype=np.float32)
         self.epsilon = epsilon
-        self._update_running_mean = True
-
-    @property
-    def update_running_mean(self) -> bool:
-        """Whether observations still update the running statistics (False freezes them)."""
-        return self._update_running_mean
-
-    @update_running_mean.setter
-    def update_running_mean(self, setting: bool) -> None:
-        self._update_running_mean = setting
-
-    def get_state(self) -> dict[str, Any]:
-        """Return a copy of the running statistics, ``{"mean", "var", "count"}``."""
-        return self.obs_rms.get_state()
-
-    def set_state(self, state: dict[str, Any]) -> None:
-        """Restore running statistics saved by :meth:`get_state` (of either normalizer).
-
-        Args:
-            state: ``{"mean", "var", "count"}``.
-
-        Raises:
-            KeyError: if a key is missing.
-            ValueError: if the arrays do not have the single observation shape.
-        """
-        self.obs_rms.set_state(state)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

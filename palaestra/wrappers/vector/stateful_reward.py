@@ -16,6 +16,7 @@ import numpy as np
 from palaestra.core import ActType, ObsType
 from palaestra.utils import RecordConstructorArgs
 from palaestra.vector.vector_env import AutoresetMode, VectorEnv, VectorWrapper
+from palaestra.wrappers.running_statistics import RunningStatisticsControls
 from palaestra.wrappers.stateful_reward import check_normalize_reward_args
 from palaestra.wrappers.utils import RunningMeanStd
 
@@ -23,7 +24,9 @@ __all__ = ["NormalizeReward"]
 
 
 class NormalizeReward(
-    VectorWrapper[ObsType, ActType, ObsType, ActType, np.ndarray], RecordConstructorArgs
+    VectorWrapper[ObsType, ActType, ObsType, ActType, np.ndarray],
+    RecordConstructorArgs,
+    RunningStatisticsControls,
 ):
     r"""Scale every sub-env's rewards so the discounted return has roughly unit variance.
 
@@ -54,6 +57,8 @@ class NormalizeReward(
         array([0.5, 0.5])
     """
 
+    statistics_attribute = "return_rms"
+
     def __init__(
         self,
         env: VectorEnv[ObsType, ActType, np.ndarray],
@@ -67,34 +72,8 @@ class NormalizeReward(
         self.accumulated_reward = np.zeros((self.num_envs,), dtype=np.float32)
         self.gamma = gamma
         self.epsilon = epsilon
-        self._update_running_mean = True
         self._prev_dones = np.zeros((self.num_envs,), dtype=np.float32)
         self._autoreset_mode = self.env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
-
-    @property
-    def update_running_mean(self) -> bool:
-        """Whether rewards still update the running statistics (False freezes them)."""
-        return self._update_running_mean
-
-    @update_running_mean.setter
-    def update_running_mean(self, setting: bool) -> None:
-        self._update_running_mean = setting
-
-    def get_state(self) -> dict[str, Any]:
-        """Return a copy of the return statistics, ``{"mean", "var", "count"}``."""
-        return self.return_rms.get_state()
-
-    def set_state(self, state: dict[str, Any]) -> None:
-        """Restore return statistics saved by :meth:`get_state` (of either normalizer).
-
-        Args:
-            state: ``{"mean", "var", "count"}``.
-
-        Raises:
-            KeyError: if a key is missing.
-            ValueError: if ``mean`` or ``var`` is not a scalar.
-        """
-        self.return_rms.set_state(state)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
