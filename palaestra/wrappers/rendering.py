@@ -236,7 +236,15 @@ class _VideoRecorder:
                 type(frame),
             )
 
-    def _stop_if_long_enough(self) -> None:
+    def _capture_frame(self) -> None:
+        """Render and pass the frame to :meth:`_keep_frame`; each wrapper knows its frames."""
+        raise NotImplementedError
+
+    def _film_if_recording(self) -> None:
+        """Add the current frame to the video in progress, ending it once long enough."""
+        if not self.recording:
+            return
+        self._capture_frame()
         # Like Gymnasium, a clip ends once it holds more than ``video_length`` frames.
         if len(self.recorded_frames) > self.video_length:
             self.stop_recording()
@@ -399,18 +407,14 @@ class RecordVideo(
         """Reset the env, end a whole-episode video and start one if the trigger says so."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._new_episode()
-        if self.recording:
-            self._capture_frame()
-            self._stop_if_long_enough()
+        self._film_if_recording()
         return obs, info
 
     def step(self, action: ActType) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step the env and add the new frame to the video in progress."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         self._new_step()
-        if self.recording:
-            self._capture_frame()
-            self._stop_if_long_enough()
+        self._film_if_recording()
         return obs, reward, terminated, truncated, info
 
     def render(self) -> RenderFrame | list[RenderFrame]:
@@ -458,37 +462,19 @@ def _last_frame(rendered: Any) -> Any:
     return rendered[-1] if isinstance(rendered, list) else rendered
 
 
-class HumanRendering(Wrapper[ObsType, ActType, ObsType, ActType], RecordConstructorArgs):
-    """Show an env that renders images in a pygame window, paced by its ``render_fps``.
+class _HumanDisplay:
+    """The window plumbing shared by the single-env and vector :class:`HumanRendering`.
 
-    Every ``reset`` and ``step`` draws the env's latest frame; ``render`` returns ``None``.
-    ``make(..., render_mode="human")`` applies it to envs without native human rendering.
-
-    Args:
-        env: an env with render mode ``"rgb_array"``, ``"rgb_array_list"``, ``"depth_array"``
-            or ``"depth_array_list"`` and ``"render_fps"`` in its metadata.
-
-    Raises:
-        ValueError: if the render mode or ``render_fps`` is missing.
-        DependencyNotInstalled: (on the first frame) if pygame is missing.
-
-    Example:
-        >>> import palaestra as gym
-        >>> env = HumanRendering(gym.make("CartPole-v1", render_mode="rgb_array"))
-        >>> env.render_mode
-        'human'
-        >>> _ = env.reset(seed=0)
-        >>> env.close()
+    Subclasses call :meth:`_setup_display` in ``__init__`` and draw with ``self._window``.
     """
 
     ACCEPTED_RENDER_MODES = ["rgb_array", "rgb_array_list", "depth_array", "depth_array_list"]
 
-    def __init__(self, env: Env[ObsType, ActType]):
-        RecordConstructorArgs.__init__(self)
-        Wrapper.__init__(self, env)
-        self._window = _FrameWindow()
-        self.screen_size: tuple[int, int] | None = None
+    env: Any
+    metadata: dict[str, Any]
 
+    def _setup_display(self) -> None:
+        self._window = _FrameWindow()
         if self.env.render_mode not in self.ACCEPTED_RENDER_MODES:
             raise ValueError(
                 f"Expected env.render_mode to be one of {self.ACCEPTED_RENDER_MODES} "
@@ -512,6 +498,38 @@ class HumanRendering(Wrapper[ObsType, ActType, ObsType, ActType], RecordConstruc
     def window(self) -> Any:
         """The pygame display surface, or ``None`` before the first frame."""
         return self._window.window
+
+
+class HumanRendering(
+    _HumanDisplay, Wrapper[ObsType, ActType, ObsType, ActType], RecordConstructorArgs
+):
+    """Show an env that renders images in a pygame window, paced by its ``render_fps``.
+
+    Every ``reset`` and ``step`` draws the env's latest frame; ``render`` returns ``None``.
+    ``make(..., render_mode="human")`` applies it to envs without native human rendering.
+
+    Args:
+        env: an env with render mode ``"rgb_array"``, ``"rgb_array_list"``, ``"depth_array"``
+            or ``"depth_array_list"`` and ``"render_fps"`` in its metadata.
+
+    Raises:
+        ValueError: if the render mode or ``render_fps`` is missing.
+        DependencyNotInstalled: (on the first frame) if pygame is missing.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = HumanRendering(gym.make("CartPole-v1", render_mode="rgb_array"))
+        >>> env.render_mode
+        'human'
+        >>> _ = env.reset(seed=0)
+        >>> env.close()
+    """
+
+    def __init__(self, env: Env[ObsType, ActType]):
+        RecordConstructorArgs.__init__(self)
+        Wrapper.__init__(self, env)
+        self.screen_size: tuple[int, int] | None = None
+        self._setup_display()
 
     def step(self, action: ActType) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step the env and draw its new frame."""

@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from copy import deepcopy
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,7 @@ from palaestra.core import ActType, ObsType, RenderFrame
 from palaestra.utils.record_constructor import RecordConstructorArgs
 from palaestra.vector import AutoresetMode, VectorEnv, VectorWrapper
 from palaestra.wrappers.rendering import (
-    _FrameWindow,
+    _HumanDisplay,
     _VideoRecorder,
     collect_garbage_every_episode,
 )
@@ -117,7 +116,7 @@ def _resize_nearest(frame: np.ndarray, height: int, width: int) -> np.ndarray:
     return frame[rows][:, cols]
 
 
-class HumanRendering(VectorWrapper, RecordConstructorArgs):
+class HumanRendering(_HumanDisplay, VectorWrapper, RecordConstructorArgs):
     """Show all sub-envs of a vector env, tiled, in one pygame window.
 
     Args:
@@ -141,8 +140,6 @@ class HumanRendering(VectorWrapper, RecordConstructorArgs):
         >>> envs.close()
     """
 
-    ACCEPTED_RENDER_MODES = ["rgb_array", "rgb_array_list", "depth_array", "depth_array_list"]
-
     def __init__(self, env: VectorEnv, screen_size: tuple[int, int] | None = None):
         VectorWrapper.__init__(self, env)
         RecordConstructorArgs.__init__(self, screen_size=screen_size)
@@ -150,31 +147,7 @@ class HumanRendering(VectorWrapper, RecordConstructorArgs):
         self.scaled_subenv_size: tuple[int, int] | None = None
         self.num_rows: int | None = None
         self.num_cols: int | None = None
-        self._window = _FrameWindow()
-
-        if self.env.render_mode not in self.ACCEPTED_RENDER_MODES:
-            raise ValueError(
-                f"Expected env.render_mode to be one of {self.ACCEPTED_RENDER_MODES} "
-                f"but got '{self.env.render_mode}'"
-            )
-        if "render_fps" not in self.env.metadata:
-            raise ValueError(
-                "The base environment must specify 'render_fps' to be used with the "
-                "HumanRendering wrapper"
-            )
-        if "human" not in self.metadata["render_modes"]:
-            self.metadata = deepcopy(self.env.metadata)
-            self.metadata["render_modes"] = [*self.metadata["render_modes"], "human"]
-
-    @property
-    def render_mode(self) -> str:
-        """Always ``"human"``."""
-        return "human"
-
-    @property
-    def window(self) -> Any:
-        """The pygame display surface, or ``None`` before the first frame."""
-        return self._window.window
+        self._setup_display()
 
     def step(self, actions: ActType) -> tuple[ObsType, Any, Any, Any, dict[str, Any]]:
         """Step the sub-envs and draw their new frames."""
@@ -361,9 +334,7 @@ class RecordVideo(_VideoRecorder, VectorWrapper, RecordConstructorArgs):
         if options is None or "reset_mask" not in options or options["reset_mask"][0]:
             self._new_episode()
         obs, info = self.env.reset(seed=seed, options=options)
-        if self.recording:
-            self._capture_frame()
-            self._stop_if_long_enough()
+        self._film_if_recording()
         self.has_autoreset = False
         return obs, info
 
@@ -382,9 +353,7 @@ class RecordVideo(_VideoRecorder, VectorWrapper, RecordConstructorArgs):
         if self._episode_started_by_autoreset(terminations, truncations):
             self._new_episode()
         self._new_step()
-        if self.recording:
-            self._capture_frame()
-            self._stop_if_long_enough()
+        self._film_if_recording()
         return obs, rewards, terminations, truncations, info
 
     def render(self) -> RenderFrame | list[RenderFrame]:
