@@ -198,9 +198,18 @@ def run_training(settings: RunSettings) -> dict[str, Any]:
 class _TrainingLoop:
     """Drives ``agent.learn`` with a callback for metrics, progress, evaluation, checkpoints."""
 
-    def __init__(self, agent: Any, settings: RunSettings, budget: int, target: Any, *sinks: Any):
+    def __init__(
+        self,
+        agent: Any,
+        settings: RunSettings,
+        budget: int,
+        target: float | None,
+        metrics: MetricsWriter,
+        progress: _Progress,
+        out: Path,
+    ):
         self.agent, self.settings, self.budget, self.target = agent, settings, budget, target
-        self.metrics, self.progress, self.out = sinks
+        self.metrics, self.progress, self.out = metrics, progress, out
         self.reached_target = False
         self.eval_every = settings.eval_every or max(budget // 50, 1)
         self.next_eval = self.eval_every
