@@ -188,7 +188,66 @@ def convert_array(value: Any, xp: ModuleType, device: Device | None = None) -> A
     return converted if device is None else to_device(converted, device)
 
 
-class ArrayConversion(Wrapper, RecordConstructorArgs):
+class _LibraryBridge:
+    """The conversion state shared by the single-env and vector :class:`ArrayConversion`.
+
+    Subclasses call :meth:`_setup_bridge` in ``__init__`` after recording their constructor
+    arguments; the bridge converts values both ways, resets with converted options, and
+    pickles the libraries by name.
+    """
+
+    env: Any
+    _saved_kwargs: dict[str, Any]
+
+    def _setup_bridge(
+        self,
+        env_xp: ModuleType,
+        target_xp: ModuleType,
+        env_device: Device | None,
+        target_device: Device | None,
+    ) -> None:
+        self._env_xp = module_namespace(env_xp)
+        self._target_xp = module_namespace(target_xp)
+        self._env_device = env_device
+        self._target_device = target_device
+
+    def _to_env(self, value: Any) -> Any:
+        return array_conversion(value, xp=self._env_xp, device=self._env_device)
+
+    def _to_target(self, value: Any) -> Any:
+        return array_conversion(value, xp=self._target_xp, device=self._target_device)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Convert the options, reset the env and convert the observation(s) and info."""
+        if options:
+            options = self._to_env(options)
+        return self._to_target(self.env.reset(seed=seed, options=options))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Modules do not pickle: store the libraries by name.
+        state = dict(self.__dict__)
+        state["_env_xp"] = namespace_name(self._env_xp)
+        state["_target_xp"] = namespace_name(self._target_xp)
+        state["_saved_kwargs"] = {
+            key: namespace_name(value) if isinstance(value, ModuleType) else value
+            for key, value in self._saved_kwargs.items()
+        }
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        state["_env_xp"] = module_name_to_namespace(state["_env_xp"])
+        state["_target_xp"] = module_name_to_namespace(state["_target_xp"])
+        state["_saved_kwargs"] = {
+            key: importlib.import_module(value) if key.endswith("_xp") else value
+            for key, value in state["_saved_kwargs"].items()
+        }
+        self.__dict__.update(state)
+
+
+class ArrayConversion(_LibraryBridge, Wrapper, RecordConstructorArgs):
     """Let an agent using one array library drive an environment using another.
 
     Actions (and reset options) are converted from the agent's library ``target_xp`` into the
@@ -230,16 +289,7 @@ class ArrayConversion(Wrapper, RecordConstructorArgs):
             target_device=target_device,
         )
         Wrapper.__init__(self, env)
-        self._env_xp = module_namespace(env_xp)
-        self._target_xp = module_namespace(target_xp)
-        self._env_device = env_device
-        self._target_device = target_device
-
-    def _to_env(self, value: Any) -> Any:
-        return array_conversion(value, xp=self._env_xp, device=self._env_device)
-
-    def _to_target(self, value: Any) -> Any:
-        return array_conversion(value, xp=self._target_xp, device=self._target_device)
+        self._setup_bridge(env_xp, target_xp, env_device, target_device)
 
     def step(
         self, action: WrapperActType
@@ -254,35 +304,6 @@ class ArrayConversion(Wrapper, RecordConstructorArgs):
             self._to_target(info),
         )
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[WrapperObsType, dict[str, Any]]:
-        """Convert the options, reset the env and convert the observation and info."""
-        if options:
-            options = self._to_env(options)
-        return self._to_target(self.env.reset(seed=seed, options=options))
-
     def render(self) -> RenderFrame | list[RenderFrame] | None:
         """Render the env and convert the frame(s)."""
         return self._to_target(self.env.render())
-
-    def __getstate__(self) -> dict[str, Any]:
-        # Modules do not pickle: store the libraries by name.
-        state = dict(self.__dict__)
-        state["_env_xp"] = namespace_name(self._env_xp)
-        state["_target_xp"] = namespace_name(self._target_xp)
-        state["_saved_kwargs"] = {
-            key: namespace_name(value) if isinstance(value, ModuleType) else value
-            for key, value in self._saved_kwargs.items()
-        }
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        state = dict(state)
-        state["_env_xp"] = module_name_to_namespace(state["_env_xp"])
-        state["_target_xp"] = module_name_to_namespace(state["_target_xp"])
-        state["_saved_kwargs"] = {
-            key: importlib.import_module(value) if key.endswith("_xp") else value
-            for key, value in state["_saved_kwargs"].items()
-        }
-        self.__dict__.update(state)
