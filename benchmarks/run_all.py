@@ -10,6 +10,7 @@ side in the same process run on the same machine. Usage (from the repository roo
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -78,17 +79,17 @@ SUITE = [
     ),
 ] + [
     (
-        f"{env_id}: native batched vs EnvPool (when installed) and Gymnasium sync",
+        f"{env_id}: native batched vs EnvPool (when installed) and Gymnasium",
         [
             env_id,
             "--modes",
-            "native,native-numba,envpool,gym-sync",
+            "native,native-numba,envpool,gym-native,gym-sync",
             "--num-envs",
             "1024",
             "--steps",
             "100",
         ],
-        "envpool",
+        "envpool" if importlib.util.find_spec("envpool") else "gym-sync",
     )
     for env_id in CLASSIC[1:]
 ]

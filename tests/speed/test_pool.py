@@ -198,3 +198,23 @@ def test_close_stops_every_worker_and_unlinks_the_block():
     envs.close()
     assert not any(process.is_alive() for process in workers)
     assert not shm_exists(envs)
+
+
+def test_render_gathers_every_sub_envs_frame_from_native_groups():
+    envs = gym.make_vec(
+        "CartPole-v1",
+        4,
+        vectorization_mode="pool",
+        render_mode="rgb_array",
+        vector_kwargs={"num_workers": 2},
+    )
+    envs.reset(seed=0)
+    frames = envs.render()
+    envs.close()
+    assert [frame.shape for frame in frames] == [(400, 600, 3)] * 4
+
+
+def test_call_reads_sub_env_attributes_from_single_env_groups():
+    envs = PoolVectorEnv([functools.partial(FaultyEnv, fail_at=99)] * 4, num_workers=2)
+    assert envs.get_attr("fail_at") == (99, 99, 99, 99)
+    envs.close()

@@ -80,12 +80,16 @@ def pool_worker(
             if command == Command.CLOSE:
                 return
             try:
-                status = _run(command, envs, block, start, stop, pipe)
+                status, reply = _run(command, envs, block, start, stop, pipe)
             except Exception as exc:
-                pipe.send((type(exc).__name__, str(exc), traceback.format_exc()))
                 _finish(block, worker_index, Status.ERROR, finished)
+                pipe.send((type(exc).__name__, str(exc), traceback.format_exc()))
                 return
+            # The parent reads a reply only after seeing the command done, so a reply larger
+            # than the pipe's buffer must be sent after finishing, or both sides would wait.
             _finish(block, worker_index, status, finished)
+            if reply is not None:
+                pipe.send(reply)
     finally:
         if envs is not None:
             envs.close()
@@ -101,7 +105,8 @@ def _finish(block: SharedBlock, worker_index: int, status: int, finished: Any) -
 
 def _run(
     command: int, envs: Any, block: SharedBlock, start: int, stop: int, pipe: Connection
-) -> int:
+) -> tuple[int, Any]:
+    """Run one command; return its status and what to send back (``None``: nothing)."""
     if command == Command.STEP:
         observations, rewards, terminations, truncations, info = envs.step(
             block["actions"][start:stop].copy()
@@ -115,20 +120,23 @@ def _run(
     elif command == Command.CALL:
         name, args, kwargs = pipe.recv()
         try:
-            result = envs.call(name, *args, **kwargs) if name != "_setattr" else _set(envs, args)
+            result = _call(envs, name, args, kwargs)
         except Exception as exc:
             result = exc
-        pipe.send(result)
-        return Status.OK
+        return Status.HAS_INFO, result
     else:
         raise ValueError(f"Unknown pool command {command}.")
     block["observations"][start:stop] = observations
     if info:
-        pipe.send(info)
-        return Status.HAS_INFO
-    return Status.OK
+        return Status.HAS_INFO, info
+    return Status.OK, None
 
 
-def _set(envs: Any, args: tuple) -> None:
-    name, values = args
-    envs.set_attr(name, values)
+def _call(envs: Any, name: str, args: tuple, kwargs: dict) -> Any:
+    """Run a ``call`` command; ``render`` works on vector envs without ``call`` too."""
+    if name == "render":
+        return envs.render()
+    if name == "_setattr":
+        attribute, values = args
+        return envs.set_attr(attribute, values)
+    return envs.call(name, *args, **kwargs)

@@ -306,8 +306,8 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if time.monotonic() > deadline:
             self._fail(pending[0], f"did not answer within {self.timeout} s (hung)")
 
-    def _fail(self, worker: _Worker, what: str) -> None:
-        if self.restart_failed:
+    def _fail(self, worker: _Worker, what: str, may_restart: bool = True) -> None:
+        if may_restart and self.restart_failed:
             raise _Restart(worker, what)
         self._stop_worker(worker)
         raise WorkerError(
@@ -562,6 +562,9 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         for worker in self._workers:
             self._dispatch([worker], Command.CALL, lambda _: (name, args, kwargs))
             self._wait([worker])
+            if self._block["status"][worker.index] == Status.ERROR:
+                for failed, what in self._collect([worker], {}):
+                    self._fail(failed, what, may_restart=False)
             result = worker.pipe.recv()
             if isinstance(result, Exception):
                 raise result
