@@ -147,6 +147,53 @@ def observation_space_fits(mode: ObservationMode, single: Space[Any], env: Space
     return is_space_dtype_shape_equiv(env, single)
 
 
+def observation_misfit(
+    vector_env: str, mode: ObservationMode, index: int, space: Space[Any], single: Space[Any]
+) -> str:
+    """Explain why sub-env ``index``'s observation space ``space`` does not fit ``single``.
+
+    Args:
+        vector_env: the vector env's class name, which starts the message.
+        mode: the ``observation_mode`` the space was checked under.
+        index: the sub-env's index.
+        space: the sub-env's observation space.
+        single: the vector env's ``single_observation_space``.
+
+    Example:
+        >>> from palaestra.spaces import Discrete
+        >>> observation_misfit("SyncVectorEnv", "same", 1, Discrete(3), Discrete(2))[:45]
+        "SyncVectorEnv(..., observation_mode='same') h"
+    """
+    if isinstance(mode, str) and mode == "same":
+        return (
+            f"{vector_env}(..., observation_mode='same') however the sub-environments "
+            f"observation spaces are not equivalent: sub-environment {index} has "
+            f"observation_space={space}, single_observation_space={single}. If this is "
+            "intentional, use `observation_mode='different'` instead."
+        )
+    return (
+        f"{vector_env}(..., observation_mode='different' or custom space) however the "
+        "sub-environments observation spaces do not share a common shape and dtype: "
+        f"sub-environment {index} has observation_space={space}, "
+        f"single_observation_space={single}."
+    )
+
+
+def action_misfit(index: int, space: Space[Any], single: Space[Any]) -> str:
+    """Explain that sub-env ``index``'s action space ``space`` differs from ``single``.
+
+    Example:
+        >>> from palaestra.spaces import Discrete
+        >>> action_misfit(1, Discrete(3), Discrete(2))[:46]
+        'Sub-environment 1 has action_space=Discrete(3)'
+    """
+    return (
+        f"Sub-environment {index} has action_space={space}, different from "
+        f"`single_action_space={single}`. In order to batch actions, the action spaces from "
+        "all environments must be equal."
+    )
+
+
 def actions_per_env(action_space: Space[Any], actions: Any, num_envs: int) -> list[Any]:
     """Split a batch of actions into one action per sub-environment.
 

@@ -30,8 +30,10 @@ from palaestra.error import (
 )
 from palaestra.vector._arguments import (
     ObservationMode,
+    action_misfit,
     actions_per_env,
     autoreset_mode_from,
+    observation_misfit,
     observation_spaces_for,
     seeds_per_env,
     split_reset_mask,
@@ -48,7 +50,7 @@ from palaestra.vector.utils import (
     create_shared_memory,
     read_from_shared_memory,
 )
-from palaestra.vector.vector_env import AutoresetMode, VectorEnv
+from palaestra.vector.vector_env import AutoresetMode, SubEnvAttributes, VectorEnv
 
 __all__ = ["AsyncVectorEnv", "AsyncState"]
 
@@ -68,7 +70,9 @@ class AsyncState(Enum):
     WAITING_CALL = "call"
 
 
-class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, ActType]):
+class AsyncVectorEnv(
+    SubEnvAttributes, VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, ActType]
+):
     """Run each sub-environment in a worker process and step them in parallel.
 
     Args:
@@ -231,16 +235,6 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         """The worker processes, one per sub-environment."""
         return self._workers.processes
 
-    @property
-    def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
-        """The ``np_random_seed`` of every sub-environment."""
-        return self.get_attr("np_random_seed")
-
-    @property
-    def np_random(self) -> tuple[np.random.Generator, ...]:  # type: ignore[override]
-        """The ``np_random`` generator of every sub-environment."""
-        return self.get_attr("np_random")
-
     # ----------------------------------------------------------------------------- reset
 
     def reset(
@@ -301,9 +295,7 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         self._assert_waiting_for(AsyncState.WAITING_RESET, "reset_wait", "reset_async")
         results = self._receive_all("reset_wait", timeout)
         observations, env_infos = zip(*results)
-        infos: dict[str, Any] = {}
-        for index, env_info in enumerate(env_infos):
-            infos = self._add_info(infos, env_info, index)
+        infos = self._merged_infos(env_infos)
         reset = np.ones(self.num_envs, bool) if self._reset_mask is None else self._reset_mask
         self._ended[reset] = False
         return self._observation_batch(observations), infos
@@ -358,9 +350,7 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         self._assert_waiting_for(AsyncState.WAITING_STEP, "step_wait", "step_async")
         results = self._receive_all("step_wait", timeout)
         observations, rewards, terminations, truncations, env_infos = zip(*results)
-        infos: dict[str, Any] = {}
-        for index, env_info in enumerate(env_infos):
-            infos = self._add_info(infos, env_info, index)
+        infos = self._merged_infos(env_infos)
         terminations = np.array(terminations, dtype=np.bool_)
         truncations = np.array(truncations, dtype=np.bool_)
         self._ended = terminations | truncations
@@ -371,6 +361,12 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
             truncations,
             infos,
         )
+
+    def _merged_infos(self, env_infos: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        infos: dict[str, Any] = {}
+        for index, env_info in enumerate(env_infos):
+            infos = self._add_info(infos, env_info, index)
+        return infos
 
     def _observation_batch(self, observations: Sequence[Any]) -> ObsType:
         if not self.shared_memory:
@@ -417,10 +413,6 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         self._assert_is_running()
         self._assert_waiting_for(AsyncState.WAITING_CALL, "call_wait", "call_async")
         return tuple(self._receive_all("call_wait", timeout))
-
-    def get_attr(self, name: str) -> tuple[Any, ...]:
-        """Return attribute ``name`` of every sub-env (methods are called with no arguments)."""
-        return self.call(name)
 
     def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
         """Set attribute ``name`` of the sub-envs.
@@ -592,31 +584,19 @@ class AsyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, A
         results = self._receive_all("_check_spaces", None)
         for index, (observation_fits, action_fits) in enumerate(result[:2] for result in results):
             if not observation_fits:
-                raise RuntimeError(self._observation_misfit(index))
+                space = self.call("observation_space")[index]
+                raise RuntimeError(
+                    observation_misfit(
+                        type(self).__name__,
+                        self.observation_mode,
+                        index,
+                        space,
+                        self.single_observation_space,
+                    )
+                )
             if not action_fits:
                 space = self.call("action_space")[index]
-                raise RuntimeError(
-                    f"Sub-environment {index} has action_space={space}, different from "
-                    f"`single_action_space={self.single_action_space}`. In order to batch "
-                    "actions, the action spaces from all environments must be equal."
-                )
-
-    def _observation_misfit(self, index: int) -> str:
-        space = self.call("observation_space")[index]
-        if isinstance(self.observation_mode, str) and self.observation_mode == "same":
-            return (
-                "AsyncVectorEnv(..., observation_mode='same') however some of the "
-                f"sub-environments observation spaces are not equivalent: sub-environment "
-                f"{index} has observation_space={space}, single_observation_space="
-                f"{self.single_observation_space}. If this is intentional, use "
-                "`observation_mode='different'` instead."
-            )
-        return (
-            "AsyncVectorEnv(..., observation_mode='different' or custom space) however the "
-            f"sub-environment's observation spaces do not share a common shape and dtype: "
-            f"sub-environment {index} has observation_space={space}, "
-            f"single_observation_space={self.single_observation_space}."
-        )
+                raise RuntimeError(action_misfit(index, space, self.single_action_space))
 
     def __del__(self) -> None:
         if not getattr(self, "closed", True) and hasattr(self, "_state"):

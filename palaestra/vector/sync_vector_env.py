@@ -9,11 +9,12 @@ from typing import Any, Generic
 import numpy as np
 
 from palaestra.core import ActType, Env, ObsType, RenderFrame
-from palaestra.spaces import Space
 from palaestra.vector._arguments import (
     ObservationMode,
+    action_misfit,
     actions_per_env,
     autoreset_mode_from,
+    observation_misfit,
     observation_space_fits,
     observation_spaces_for,
     seeds_per_env,
@@ -21,12 +22,14 @@ from palaestra.vector._arguments import (
     values_per_env,
 )
 from palaestra.vector.utils import batch_space, concatenate, create_empty_array
-from palaestra.vector.vector_env import AutoresetMode, VectorEnv
+from palaestra.vector.vector_env import AutoresetMode, SubEnvAttributes, VectorEnv
 
 __all__ = ["SyncVectorEnv"]
 
 
-class SyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, ActType]):
+class SyncVectorEnv(
+    SubEnvAttributes, VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, ActType]
+):
     """Run sub-environments serially, in a loop, in the calling process.
 
     Args:
@@ -110,40 +113,17 @@ class SyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, Ac
             if not observation_space_fits(
                 self.observation_mode, self.single_observation_space, env.observation_space
             ):
-                raise RuntimeError(self._observation_mismatch(index, env.observation_space))
-            if env.action_space != self.single_action_space:
                 raise RuntimeError(
-                    f"Sub-environment {index} action space doesn't match the "
-                    f"`single_action_space`, action_space={env.action_space}, "
-                    f"single_action_space={self.single_action_space}. All sub-environments "
-                    "must share one action space."
+                    observation_misfit(
+                        type(self).__name__,
+                        self.observation_mode,
+                        index,
+                        env.observation_space,
+                        self.single_observation_space,
+                    )
                 )
-
-    def _observation_mismatch(self, index: int, space: Space[Any]) -> str:
-        if isinstance(self.observation_mode, str) and self.observation_mode == "same":
-            return (
-                "SyncVectorEnv(..., observation_mode='same') however the sub-environments "
-                f"observation spaces are not equivalent: sub-environment {index} has "
-                f"observation_space={space}, single_observation_space="
-                f"{self.single_observation_space}. If this is intentional, use "
-                "`observation_mode='different'` instead."
-            )
-        return (
-            "SyncVectorEnv(..., observation_mode='different' or custom space) however the "
-            "sub-environments observation spaces do not share a common shape and dtype: "
-            f"sub-environment {index} has observation space={space}, "
-            f"single_observation_space={self.single_observation_space}"
-        )
-
-    @property
-    def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
-        """The ``np_random_seed`` of every sub-environment."""
-        return self.get_attr("np_random_seed")
-
-    @property
-    def np_random(self) -> tuple[np.random.Generator, ...]:  # type: ignore[override]
-        """The ``np_random`` generator of every sub-environment."""
-        return self.get_attr("np_random")
+            if env.action_space != self.single_action_space:
+                raise RuntimeError(action_misfit(index, env.action_space, self.single_action_space))
 
     def reset(
         self,
@@ -261,10 +241,6 @@ class SyncVectorEnv(VectorEnv[ObsType, ActType, np.ndarray], Generic[ObsType, Ac
             attribute = env.get_wrapper_attr(name)
             results.append(attribute(*args, **kwargs) if callable(attribute) else attribute)
         return tuple(results)
-
-    def get_attr(self, name: str) -> tuple[Any, ...]:
-        """Return attribute ``name`` of every sub-env (methods are called with no arguments)."""
-        return self.call(name)
 
     def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
         """Set attribute ``name`` of the sub-envs.

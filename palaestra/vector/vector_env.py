@@ -280,6 +280,43 @@ class VectorEnv(AttributeLookup, Generic[ObsType, ActType, ArrayType]):
         return f"{name}({self.spec.id}, num_envs={self.num_envs})"
 
 
+class SubEnvAttributes:
+    """Per-sub-env randomness and attribute reads of a vector env that runs sub-environments.
+
+    Shared by the sync and async vector envs, which provide ``call``; it must come before
+    :class:`VectorEnv` in the class bases so that its generators replace the vector env's own.
+
+    Example:
+        >>> class Pair(SubEnvAttributes):
+        ...     def call(self, name):
+        ...         return (name, name)
+        >>> Pair().get_attr("np_random_seed") == Pair().np_random_seed
+        True
+    """
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Call method ``name`` of every sub-env (or read attribute ``name``); one result each.
+
+        Raises:
+            NotImplementedError: in this base class.
+        """
+        raise NotImplementedError
+
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:
+        """The ``np_random_seed`` of every sub-environment."""
+        return self.get_attr("np_random_seed")
+
+    @property
+    def np_random(self) -> tuple[np.random.Generator, ...]:
+        """The ``np_random`` generator of every sub-environment."""
+        return self.get_attr("np_random")
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """Return attribute ``name`` of every sub-env (methods are called with no arguments)."""
+        return self.call(name)
+
+
 class VectorWrapper(
     WrapperAttributeLookup,
     VectorEnv[WrapperObsType, WrapperActType, ArrayType],
