@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.error import CustomSpaceError
 from palaestra.spaces import (
     Box,
     Dict,
@@ -44,23 +43,11 @@ from palaestra.spaces import (
     Text,
     Tuple,
 )
-from palaestra.vector.utils.space_utils import batch_space, iterate
+from palaestra.vector.utils.space_utils import batch_space, iterate, unregistered_space_error
 
 __all__ = ["create_shared_memory", "read_from_shared_memory", "write_to_shared_memory"]
 
 _ARRAY_SPACES = (Box, Discrete, MultiDiscrete, MultiBinary)
-
-
-def _unregistered(function: str, space: Any) -> Exception:
-    if isinstance(space, Space):
-        return CustomSpaceError(
-            f"Space of type `{type(space)}` doesn't have an registered `{function}` function. "
-            f"Register `{type(space)}` for `{function}` to support it."
-        )
-    return TypeError(
-        f"The space provided to `{function}` is not a palaestra Space instance, "
-        f"type: {type(space)}, {space}"
-    )
 
 
 def _flat_view(shared_array: Any, dtype: np.dtype[Any]) -> np.ndarray:
@@ -90,7 +77,7 @@ def create_shared_memory(space: Space[Any], n: int = 1, ctx: ModuleType | Any = 
         >>> len(create_shared_memory(Discrete(4), n=5))
         5
     """
-    raise _unregistered("create_shared_memory", space)
+    raise unregistered_space_error("create_shared_memory", space)
 
 
 @create_shared_memory.register(Box)
@@ -161,7 +148,7 @@ def read_from_shared_memory(space: Space[Any], shared_memory: Any, n: int = 1) -
         array([[0, 0, 0],
                [0, 0, 0]], dtype=int8)
     """
-    raise _unregistered("read_from_shared_memory", space)
+    raise unregistered_space_error("read_from_shared_memory", space)
 
 
 @read_from_shared_memory.register(Box)
@@ -229,7 +216,7 @@ def write_to_shared_memory(space: Space[Any], index: int, value: Any, shared_mem
         >>> read_from_shared_memory(space, memory, n=2)
         array([3, 0])
     """
-    raise _unregistered("write_to_shared_memory", space)
+    raise unregistered_space_error("write_to_shared_memory", space)
 
 
 @write_to_shared_memory.register(Box)

@@ -67,7 +67,23 @@ def _not_a_space(function: str, space: Any) -> TypeError:
     )
 
 
-def _unregistered(function: str, space: Any) -> Exception:
+def unregistered_space_error(function: str, space: Any) -> Exception:
+    """Build the error a singledispatch space function raises when no rule fits ``space``.
+
+    Shared by the batching and shared-memory functions.
+
+    Args:
+        function: the function's name, as the user would register a rule for it.
+        space: what the function was given.
+
+    Returns:
+        A :class:`~palaestra.error.CustomSpaceError` for a space type without a rule, or a
+        ``TypeError`` for something that is not a space at all.
+
+    Example:
+        >>> type(unregistered_space_error("iterate", 3)).__name__
+        'TypeError'
+    """
     if isinstance(space, Space):
         return CustomSpaceError(
             f"Space of type `{type(space)}` doesn't have an registered `{function}` function. "
@@ -308,7 +324,7 @@ def iterate(space: Space[Any], items: Any) -> Iterator[Any]:
         >>> [item.tolist() for item in iterate(space, np.array([[0.5], [1.0]]))]
         [[0.5], [1.0]]
     """
-    raise _unregistered("iterate", space)
+    raise unregistered_space_error("iterate", space)
 
 
 @iterate.register(Discrete)
