@@ -10,20 +10,20 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from copy import deepcopy
 from typing import Any
 
 import numpy as np
 
 from palaestra.core import ActType, ObsType, WrapperActType
 from palaestra.spaces import Space
-from palaestra.vector.utils import batch_space, concatenate, create_empty_array, iterate
+from palaestra.vector.utils import batch_space, create_empty_array
 from palaestra.vector.vector_env import ArrayType, VectorActionWrapper, VectorEnv
 from palaestra.wrappers import transform_action
 from palaestra.wrappers.vector.vectorize_observation import (
     SpacesOnlyEnv,
     batched,
-    warn_if_not_batched,
+    set_new_spaces,
+    transform_each,
 )
 
 __all__ = ["TransformAction", "VectorizeTransformAction", "ClipAction", "RescaleAction"]
@@ -54,13 +54,7 @@ class TransformAction(VectorActionWrapper[ObsType, WrapperActType, ActType, Arra
         single_action_space: Space | None = None,
     ) -> None:
         super().__init__(env)
-        if single_action_space is not None:
-            self.single_action_space = single_action_space
-        if action_space is not None:
-            self.action_space = action_space
-        elif single_action_space is not None:
-            self.action_space = batch_space(single_action_space, self.num_envs)
-        warn_if_not_batched(env, "action", self.action_space, self.single_action_space)
+        set_new_spaces(self, "action", action_space, single_action_space)
         self.func = func
 
     def actions(self, actions: WrapperActType) -> ActType:
@@ -109,12 +103,13 @@ class VectorizeTransformAction(VectorActionWrapper[ObsType, WrapperActType, ActT
         """Transform each sub-env's action and batch the results in the inner env's space."""
         if self.batch_transform is not None:
             return self.batch_transform(actions)
-        transformed = tuple(
-            self.wrapper.action(action) for action in iterate(self.action_space, actions)
+        return transform_each(
+            self.wrapper.action,
+            self.action_space,
+            self.env.single_action_space,
+            actions,
+            None if self.same_out else self.out,
         )
-        if self.same_out:
-            return concatenate(self.env.single_action_space, transformed, actions)
-        return deepcopy(concatenate(self.env.single_action_space, transformed, self.out))
 
 
 class ClipAction(VectorizeTransformAction[ObsType, WrapperActType, ActType, ArrayType]):

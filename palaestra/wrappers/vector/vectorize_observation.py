@@ -89,6 +89,73 @@ def warn_if_not_batched(env: VectorEnv, kind: str, batched: Space, single: Space
         )
 
 
+def set_new_spaces(
+    wrapper: VectorEnv, kind: str, batched: Space | None, single: Space | None
+) -> None:
+    """Give a transforming vector wrapper its new ``kind`` spaces, then check they agree.
+
+    A single-env space given alone also sets the batched space to its batch; with neither,
+    the inner env's spaces are kept.
+
+    Args:
+        wrapper: the vector wrapper, already wrapping its env.
+        kind: ``"observation"`` or ``"action"``.
+        batched: the new batched space, or ``None``.
+        single: the new single-env space, or ``None``.
+
+    Example:
+        >>> import palaestra as gym
+        >>> from palaestra.spaces import Discrete
+        >>> from palaestra.vector import VectorWrapper
+        >>> envs = VectorWrapper(gym.make_vec("CartPole-v1", 2, vectorization_mode="sync"))
+        >>> set_new_spaces(envs, "action", None, Discrete(3))
+        >>> envs.action_space
+        MultiDiscrete([3 3])
+    """
+    if single is not None:
+        setattr(wrapper, f"single_{kind}_space", single)
+    if batched is None and single is not None:
+        batched = batch_space(single, wrapper.num_envs)
+    if batched is not None:
+        setattr(wrapper, f"{kind}_space", batched)
+    warn_if_not_batched(
+        wrapper.env,
+        kind,
+        getattr(wrapper, f"{kind}_space"),
+        getattr(wrapper, f"single_{kind}_space"),
+    )
+
+
+def transform_each(
+    func: Callable[[Any], Any],
+    batch_space_in: Space,
+    single_space_out: Space,
+    batch: Any,
+    out: Any | None,
+) -> Any:
+    """Apply ``func`` to each sub-env's element of ``batch`` and batch the results.
+
+    Args:
+        func: the single-env transformation.
+        batch_space_in: the batched space ``batch`` belongs to.
+        single_space_out: the single-env space of the results.
+        batch: the batch to transform.
+        out: a buffer to batch into, returned as a copy; ``None`` overwrites ``batch`` in place
+            (the results must then share its space).
+
+    Example:
+        >>> from palaestra.spaces import Box
+        >>> space = Box(0, 9, (2,))
+        >>> transform_each(lambda x: x + 1, batch_space(space, 2), space, np.zeros((2, 2)), None)
+        array([[1., 1.],
+               [1., 1.]])
+    """
+    transformed = tuple(func(element) for element in iterate(batch_space_in, batch))
+    if out is None:
+        return concatenate(single_space_out, transformed, batch)
+    return deepcopy(concatenate(single_space_out, transformed, out))
+
+
 class TransformObservation(VectorObservationWrapper[WrapperObsType, ActType, ObsType, ArrayType]):
     """Apply ``func`` to every batch of observations.
 
@@ -118,15 +185,7 @@ class TransformObservation(VectorObservationWrapper[WrapperObsType, ActType, Obs
         single_observation_space: Space | None = None,
     ) -> None:
         super().__init__(env)
-        if single_observation_space is not None:
-            self.single_observation_space = single_observation_space
-        if observation_space is not None:
-            self.observation_space = observation_space
-        elif single_observation_space is not None:
-            self.observation_space = batch_space(single_observation_space, self.num_envs)
-        warn_if_not_batched(
-            env, "observation", self.observation_space, self.single_observation_space
-        )
+        set_new_spaces(self, "observation", observation_space, single_observation_space)
         self.func = func
 
     def observations(self, observations: ObsType) -> WrapperObsType:
@@ -222,17 +281,13 @@ class VectorizeTransformObservation(
         """Transform each sub-env's observation and batch the results."""
         if self.batch_transform is not None:
             return self.batch_transform(observations)
-        if self.same_out:
-            transformed = tuple(
-                self.wrapper.observation(obs)
-                for obs in iterate(self.observation_space, observations)
-            )
-            return concatenate(self.single_observation_space, transformed, observations)
-        transformed = tuple(
-            self.wrapper.observation(obs)
-            for obs in iterate(self.env.observation_space, observations)
+        return transform_each(
+            self.wrapper.observation,
+            self.env.observation_space,
+            self.single_observation_space,
+            observations,
+            None if self.same_out else self.out,
         )
-        return deepcopy(concatenate(self.single_observation_space, transformed, self.out))
 
 
 def batched(func: Callable[[Any], Any], dtype: Any) -> Callable[[np.ndarray], np.ndarray]:
