@@ -28,13 +28,14 @@ import numpy as np
 
 from palaestra import logger, spaces
 from palaestra.core import ActType, Env, ObservationWrapper, ObsType, RenderFrame, Wrapper
-from palaestra.error import DependencyNotInstalled, InvalidProbability
+from palaestra.error import DependencyNotInstalled
 from palaestra.utils.record_constructor import RecordConstructorArgs
 from palaestra.utils.save_video import (
     _import_imageio,
     capped_cubic_video_schedule,
     write_mp4,
 )
+from palaestra.wrappers.utils import check_chance
 
 __all__ = [
     "RenderCollection",
@@ -734,11 +735,7 @@ class AddWhiteNoise(Wrapper[ObsType, ActType, ObsType, ActType], RecordConstruct
         probability_of_noise_per_pixel: float,
         is_noise_grayscale: bool = False,
     ):
-        if not 0 <= probability_of_noise_per_pixel < 1:
-            raise InvalidProbability(
-                "probability_of_noise_per_pixel should be in the interval [0,1). "
-                f"Received {probability_of_noise_per_pixel}"
-            )
+        check_chance("probability_of_noise_per_pixel", probability_of_noise_per_pixel)
         RecordConstructorArgs.__init__(
             self,
             probability_of_noise_per_pixel=probability_of_noise_per_pixel,
@@ -788,11 +785,7 @@ class ObstructView(Wrapper[ObsType, ActType, ObsType, ActType], RecordConstructo
         obstruction_width: int,
         is_noise_grayscale: bool = False,
     ):
-        if not 0 <= obstructed_pixels_ratio < 1:
-            raise ValueError(
-                "obstructed_pixels_ratio should be in the interval [0,1). "
-                f"Received {obstructed_pixels_ratio}"
-            )
+        check_chance("obstructed_pixels_ratio", obstructed_pixels_ratio, ValueError)
         if obstruction_width < 1:
             raise ValueError(
                 f"obstruction_width should be larger or equal than 1. Received {obstruction_width}"

@@ -15,8 +15,9 @@ from typing import Any, SupportsFloat
 import numpy as np
 
 from palaestra.core import ActionWrapper, ActType, Env, ObsType, Wrapper
-from palaestra.error import InvalidBound, InvalidProbability
+from palaestra.error import InvalidBound
 from palaestra.utils import RecordConstructorArgs
+from palaestra.wrappers.utils import check_chance
 
 __all__ = ["StickyAction", "RepeatAction"]
 
@@ -72,11 +73,7 @@ class StickyAction(ActionWrapper[ObsType, ActType, ActType], RecordConstructorAr
         repeat_action_probability: float,
         repeat_action_duration: int | tuple[int, int] = 1,
     ):
-        if not 0 <= repeat_action_probability < 1:
-            raise InvalidProbability(
-                "`repeat_action_probability` should be in the interval [0,1). "
-                f"Received {repeat_action_probability}"
-            )
+        check_chance("`repeat_action_probability`", repeat_action_probability)
         duration_range = _duration_range(repeat_action_duration)
         RecordConstructorArgs.__init__(
             self,

@@ -17,16 +17,39 @@ from typing import Any
 import numpy as np
 
 from palaestra import spaces
-from palaestra.error import CustomSpaceError
+from palaestra.error import CustomSpaceError, InvalidProbability
 
 __all__ = [
     "RunningMeanStd",
+    "check_chance",
     "update_mean_var_count_from_moments",
     "create_zero_array",
     "rescale_box",
     "area_weights",
     "AreaResizer",
 ]
+
+
+def check_chance(name: str, value: float, error: type[Exception] = InvalidProbability) -> None:
+    """Check that a per-step or per-pixel chance lies in the half-open interval [0, 1).
+
+    Args:
+        name: how the message names the argument (each wrapper keeps Gymnasium's wording).
+        value: the chance.
+        error: the exception type to raise (the wrappers keep Gymnasium's types).
+
+    Raises:
+        InvalidProbability: (or ``error``) if ``value`` is outside [0, 1).
+
+    Example:
+        >>> check_chance("p", 0.25)
+        >>> check_chance("p", 1.0)
+        Traceback (most recent call last):
+        ...
+        palaestra.error.InvalidProbability: p should be in the interval [0,1). Received 1.0
+    """
+    if not 0 <= value < 1:
+        raise error(f"{name} should be in the interval [0,1). Received {value}")
 
 
 class RunningMeanStd:
