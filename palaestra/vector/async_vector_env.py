@@ -291,9 +291,7 @@ class AsyncVectorEnv(
             WorkerError: if a worker died.
             Exception: the sub-env's own exception type, with its index and traceback.
         """
-        self._assert_is_running()
-        self._assert_waiting_for(AsyncState.WAITING_RESET, "reset_wait", "reset_async")
-        results = self._receive_all("reset_wait", timeout)
+        results = self._wait_for(AsyncState.WAITING_RESET, timeout)
         observations, env_infos = zip(*results)
         infos = self._merged_infos(env_infos)
         reset = np.ones(self.num_envs, bool) if self._reset_mask is None else self._reset_mask
@@ -346,9 +344,7 @@ class AsyncVectorEnv(
             WorkerError: if a worker died.
             Exception: the sub-env's own exception type, with its index and traceback.
         """
-        self._assert_is_running()
-        self._assert_waiting_for(AsyncState.WAITING_STEP, "step_wait", "step_async")
-        results = self._receive_all("step_wait", timeout)
+        results = self._wait_for(AsyncState.WAITING_STEP, timeout)
         observations, rewards, terminations, truncations, env_infos = zip(*results)
         infos = self._merged_infos(env_infos)
         terminations = np.array(terminations, dtype=np.bool_)
@@ -410,9 +406,7 @@ class AsyncVectorEnv(
             WorkerError: if a worker died.
             Exception: the sub-env's own exception type, with its index and traceback.
         """
-        self._assert_is_running()
-        self._assert_waiting_for(AsyncState.WAITING_CALL, "call_wait", "call_async")
-        return tuple(self._receive_all("call_wait", timeout))
+        return tuple(self._wait_for(AsyncState.WAITING_CALL, timeout))
 
     def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
         """Set attribute ``name`` of the sub-envs.
@@ -488,11 +482,15 @@ class AsyncVectorEnv(
                 str(self._state.value),
             )
 
-    def _assert_waiting_for(self, state: AsyncState, method: str, starter: str) -> None:
+    def _wait_for(self, state: AsyncState, timeout: float | None) -> list[Any]:
+        """Collect the replies to the pending ``state`` call (``reset``, ``step`` or ``call``)."""
+        self._assert_is_running()
+        method = f"{state.value}_wait"
         if self._state is not state:
             raise NoAsyncCallError(
-                f"Calling `{method}` without any prior call to `{starter}`.", state.value
+                f"Calling `{method}` without any prior call to `{state.value}_async`.", state.value
             )
+        return self._receive_all(method, timeout)
 
     def _assert_workers_alive(self) -> None:
         # Only workers already known to be gone: one that died since is found when its
