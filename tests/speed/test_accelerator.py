@@ -42,3 +42,13 @@ def test_accelerator_comes_from_the_environment_variable(monkeypatch):
 def test_unknown_accelerator_names_the_choices():
     with pytest.raises(ValueError, match=r"'cuda'.*\('numpy', 'numba'\)"):
         resolve_accelerator("cuda")
+
+
+@pytest.mark.parametrize("num_envs", [2, 64])
+def test_compiled_cartpole_rejects_actions_outside_the_space(num_envs):
+    envs = CartPoleVectorEnv(num_envs, accelerator="numba")
+    envs.reset(seed=0)
+    actions = np.zeros(num_envs, dtype=np.int64)
+    actions[-1] = 2
+    with pytest.raises(ValueError, match="must be 0 \\(push left\\) or 1"):
+        envs.step(actions)

@@ -146,6 +146,8 @@ def compiled_draw_doubles(
 # temporaries cost a fixed overhead); above it the row loop's per-row parameter checks (a
 # string comparison for the integrator) cost more.
 ROW_LOOP_MAX_BATCH = 32
+# Larger batches are computed in chunks of this many rows, whose temporaries stay in cache.
+CHUNK_ROWS = 2048
 
 
 @functools.cache
@@ -156,7 +158,8 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
     constants), then shared.
 
     Returns:
-        ``advance(states, actions) -> (next_states, rewards, terminations)``.
+        ``advance(states, actions) -> (next_states, rewards, terminations)``; it raises
+        ``ValueError`` for an action other than 0 or 1 (checked inside the compiled loop).
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.cartpole import CartPoleParams
@@ -177,6 +180,8 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
+            if actions[i] != 0 and actions[i] != 1:
+                raise ValueError("action outside {0, 1}")
             state = step(states[i], actions[i], constants)
             ended = terminated(state, constants)
             for k in range(4):
@@ -186,14 +191,31 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
         return next_states, rewards, terminations
 
     @numba.njit
-    def whole_batch(states: np.ndarray, actions: np.ndarray) -> Any:
-        next_states = step(states, actions, constants)
-        terminations = terminated(next_states, constants)
-        return next_states, reward(terminations, sutton_barto_reward), terminations
+    def in_chunks(states: np.ndarray, actions: np.ndarray) -> Any:
+        count = states.shape[0]
+        next_states = np.empty((4, count)).T
+        rewards = np.empty(count)
+        terminations = np.empty(count, dtype=np.bool_)
+        for start in range(0, count, CHUNK_ROWS):
+            stop = min(start + CHUNK_ROWS, count)
+            if np.any((actions[start:stop] != 0) & (actions[start:stop] != 1)):
+                raise ValueError("action outside {0, 1}")
+            chunk = step(states[start:stop], actions[start:stop], constants)
+            ended = terminated(chunk, constants)
+            next_states[start:stop] = chunk
+            rewards[start:stop] = reward(ended, sutton_barto_reward)
+            terminations[start:stop] = ended
+        return next_states, rewards, terminations
 
     def advance(states: np.ndarray, actions: np.ndarray) -> Any:
-        if len(states) <= ROW_LOOP_MAX_BATCH:
-            return row_loop(states, actions)
-        return whole_batch(states, actions)
+        try:
+            if len(states) <= ROW_LOOP_MAX_BATCH:
+                return row_loop(states, actions)
+            return in_chunks(states, actions)
+        except ValueError as e:
+            raise ValueError(
+                f"Actions {actions.tolist()} are outside the action space of CartPole; each "
+                "must be 0 (push left) or 1 (push right)."
+            ) from e
 
     return advance

@@ -69,9 +69,11 @@ class GeneratorRows:
                 f"Asked for {shape[0]} rows of draws from {len(self)} streams; the leading "
                 "size must equal the number of selected sub-environments."
             )
-        unit = self.batch.draw_doubles(self.indices, math.prod(shape[1:]))
-        low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
-        return low + (high - low) * unit.reshape(shape)
+        unit = self.batch.draw_doubles(self.indices, math.prod(shape[1:])).reshape(shape)
+        if not isinstance(low, float) or not isinstance(high, float):
+            low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+        # numpy's own formula, so the values equal Generator.uniform's bit for bit.
+        return low + (high - low) * unit
 
 
 class GeneratorBatch:

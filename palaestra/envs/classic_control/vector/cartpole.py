@@ -75,6 +75,8 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
             from palaestra.envs.classic_control.vector._compiled import compile_cartpole
 
             self._compiled_advance = compile_cartpole(self.params, sutton_barto_reward)
+            # The compiled loop checks the actions itself.
+            self._action_bounds = None
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Draw ``count`` states uniformly from the (optionally overridden) reset bounds."""
