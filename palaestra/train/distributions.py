@@ -59,12 +59,18 @@ class CategoricalHead(nn.Module):
         entropy = -(log_probs.exp() * log_probs).sum(-1)
         return chosen, entropy
 
-    def evaluate(self, logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """``(log_probs, entropy, cache)``; ``cache`` feeds :meth:`output_gradient`."""
+    def evaluate(
+        self, logits: torch.Tensor, actions: torch.Tensor, with_entropy: bool = True
+    ) -> tuple[Any, ...]:
+        """``(log_probs, entropy, cache)``; ``cache`` feeds :meth:`output_gradient`.
+
+        With ``with_entropy=False`` the entropy is skipped (``None``); the gradient then
+        must not ask for an entropy term.
+        """
         log_probs = F.log_softmax(logits, dim=-1)
         probs = log_probs.exp()
         index = actions.long().unsqueeze(-1)
-        entropy = -(probs * log_probs).sum(-1)
+        entropy = -(probs * log_probs).sum(-1) if with_entropy else None
         return log_probs.gather(-1, index).squeeze(-1), entropy, (log_probs, probs, entropy, index)
 
     def output_gradient(
@@ -142,8 +148,14 @@ class GaussianHead(nn.Module):
         entropy = (0.5 + _LOG_SQRT_2PI + self.log_std).sum().expand(mean.shape[0])
         return self._log_prob(mean, actions), entropy
 
-    def evaluate(self, mean: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """``(log_probs, entropy, cache)``; ``cache`` feeds :meth:`output_gradient`."""
+    def evaluate(
+        self, mean: torch.Tensor, actions: torch.Tensor, with_entropy: bool = True
+    ) -> tuple[torch.Tensor, ...]:
+        """``(log_probs, entropy, cache)``; ``cache`` feeds :meth:`output_gradient`.
+
+        The entropy is cheap here and always computed; ``with_entropy`` is accepted for a
+        common interface with :class:`CategoricalHead`.
+        """
         log_probs, entropy = self.log_prob_entropy(mean, actions)
         inverse_std = torch.exp(-self.log_std)
         z = (actions - mean) * inverse_std

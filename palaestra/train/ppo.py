@@ -282,6 +282,7 @@ class PPO:
             actions, _ = self.head.sample(self.model.actor(obs))
         return actions.cpu().numpy(), self.head.to_env(actions)
 
+    @torch.no_grad()
     def _update(self) -> dict[str, Any]:
         cfg = self.config
         batch = self._training_batch()
@@ -349,7 +350,6 @@ class PPO:
             torch.from_numpy(returns.reshape(-1)).to(device)[index],
         )
 
-    @torch.no_grad()
     def _gradient_step(
         self,
         observations: torch.Tensor,
@@ -360,11 +360,18 @@ class PPO:
         returns: torch.Tensor,
         measure: bool = True,
     ) -> torch.Tensor | None:
+        """One optimizer step on a minibatch (called under ``torch.no_grad``).
+
+        Returns:
+            ``[loss, policy_loss, value_loss, entropy, approx_kl, clip_fraction]`` when
+            ``measure`` (or a monitor is attached), else ``None``.
+        """
         cfg = self.config
         size = len(advantages)
         activations = self.model.forward_activations(observations)
         policy_out, values = self.model.split_output(activations[-1])
-        log_probs, entropy, cache = self.head.evaluate(policy_out, actions)
+        need_entropy = measure or self.monitor is not None or cfg.ent_coef != 0.0
+        log_probs, entropy, cache = self.head.evaluate(policy_out, actions, need_entropy)
         if cfg.normalize_advantage and size > 1 and not self._advantages_normalized:
             advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         log_ratio = log_probs - old_log_probs
