@@ -52,6 +52,10 @@ def load_env(target: str) -> Any:
     Raises:
         palaestra.error.Error: if the module, file or class cannot be found, or the class
             cannot be built without arguments.
+
+    Example:
+        >>> type(load_env("palaestra.envs.classic_control.cartpole:CartPoleEnv")).__name__
+        'CartPoleEnv'
     """
     if ":" not in target or target.endswith(":"):
         from palaestra import make

@@ -37,6 +37,15 @@ def save_agent(agent: Any, path: str | os.PathLike) -> None:
         agent: a :class:`~palaestra.train.ppo.PPO` or
             :class:`~palaestra.train.reinforce.Reinforce` agent.
         path: the file to write.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from palaestra.train.reinforce import Reinforce, ReinforceConfig
+        >>> agent = Reinforce("CartPole-v1", ReinforceConfig(hidden_dim=8, print_interval=0))
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "agent.pt"
+        >>> save_agent(agent, path)
+        >>> load_state(path)["algo"]
+        'reinforce'
     """
     state = dict(agent.state())
     state["normalization"] = {
@@ -126,6 +135,15 @@ def load_policy(path: str | os.PathLike) -> TrainedPolicy:
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from palaestra.train.ppo import PPO, PPOConfig
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.pt"
+        >>> save_agent(PPO("CartPole-v1", PPOConfig(num_envs=1, n_steps=4, batch_size=4)), path)
+        >>> policy = load_policy(path)
+        >>> policy.predict(np.zeros((3, 4), dtype=np.float32)).shape
+        (3,)
     """
     from palaestra import make
 

@@ -84,6 +84,12 @@ def plot_learning_curve(
 
     Raises:
         palaestra.error.DependencyNotInstalled: if matplotlib is not installed.
+
+    Example:
+        >>> import tempfile
+        >>> rows = [{"steps": 256, "mean_return": 20.0}, {"steps": 512, "eval_mean": 40.0}]
+        >>> plot_learning_curve(rows, Path(tempfile.mkdtemp()) / "curve.png").suffix
+        '.png'
     """
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(7, 4))

@@ -75,6 +75,10 @@ class PPOConfig:
         diagnostics: check every env step (innermost :class:`DiagnosticsWrapper`) and every
             update (:class:`TrainingMonitor`), raising at the first problem; slower.
         step_timeout: with ``diagnostics``, seconds one env step may take.
+
+    Example:
+        >>> PPOConfig(n_steps=32, batch_size=256).n_epochs
+        10
     """
 
     num_envs: int = 8
@@ -173,6 +177,13 @@ class PPO:
     Raises:
         ValueError: if the env does not use ``NEXT_STEP`` autoreset or has an unsupported
             action space.
+
+    Example:
+        >>> agent = PPO("CartPole-v1", PPOConfig(num_envs=2, n_steps=8, batch_size=16))
+        >>> agent.learn(total_steps=16)[-1]["updates"]
+        1
+        >>> agent.predict(np.zeros((2, 4), dtype=np.float32)).dtype
+        dtype('int64')
     """
 
     def __init__(self, env: Any, config: PPOConfig | None = None, monitor: Any = None):

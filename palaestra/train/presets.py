@@ -101,6 +101,10 @@ def preset(env_id: str, algo: str) -> Preset:
 
     Raises:
         ValueError: for an unknown ``algo``.
+
+    Example:
+        >>> preset("Pendulum-v1", "ppo").target
+        -200.0
     """
     if algo not in ALGORITHMS:
         raise ValueError(f"algo must be one of {ALGORITHMS}, got {algo!r}.")

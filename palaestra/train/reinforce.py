@@ -58,6 +58,10 @@ class ReinforceConfig:
         diagnostics: check every env step (:class:`DiagnosticsWrapper`) and every update
             (:class:`TrainingMonitor`), raising at the first problem; slower.
         step_timeout: with ``diagnostics``, seconds one env step may take.
+
+    Example:
+        >>> ReinforceConfig().n_trials
+        10
     """
 
     learning_rate: float = 1e-3
@@ -119,6 +123,13 @@ class Reinforce:
 
     Raises:
         ValueError: for action spaces other than ``Discrete`` and ``Box``.
+
+    Example:
+        >>> agent = Reinforce("Pendulum-v1", ReinforceConfig(hidden_dim=8, print_interval=0))
+        >>> agent.learn(max_episodes=1).steps
+        200
+        >>> bool(abs(agent.predict(np.zeros((1, 3)))[0, 0]) <= 2.0)
+        True
     """
 
     def __init__(

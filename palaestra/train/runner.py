@@ -54,6 +54,10 @@ class RunSettings:
         video: record the trained agent.
         progress: show a progress bar.
         overrides: extra config fields for the algorithm.
+
+    Example:
+        >>> RunSettings("CartPole-v1", seed=3).output_folder().as_posix()
+        'runs/CartPole-v1-ppo-s3'
     """
 
     env_id: str
@@ -84,6 +88,11 @@ def build_agent(settings: RunSettings) -> tuple[Any, int, float | None]:
 
     Returns:
         ``(agent, step_budget, target_return)``.
+
+    Example:
+        >>> agent, budget, target = build_agent(RunSettings("CartPole-v1"))
+        >>> type(agent).__name__, budget, target
+        ('PPO', 100000, 475.0)
     """
     chosen = preset(settings.env_id, settings.algo)
     config_fields = dict(chosen.config, seed=settings.seed, device=settings.device)
