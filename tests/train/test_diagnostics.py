@@ -18,7 +18,6 @@ from palaestra.train.diagnostics import (
     TrainingMonitor,
     VectorDiagnosticsWrapper,
 )
-from palaestra.train.ppo import PPO, PPOConfig
 
 
 class FaultyEnv(gym.Env):
@@ -176,6 +175,9 @@ class RecordingMonitor(TrainingMonitor):
 
 
 def huge_learning_rate_config():
+    pytest.importorskip("torch")
+    from palaestra.train.ppo import PPOConfig
+
     return PPOConfig(
         num_envs=2,
         n_steps=16,
@@ -188,8 +190,11 @@ def huge_learning_rate_config():
 
 
 def test_huge_learning_rate_is_caught_at_the_first_bad_update():
+    config = huge_learning_rate_config()
+    from palaestra.train.ppo import PPO
+
     with pytest.raises(DiagnosticsError) as caught:
-        PPO("CartPole-v1", huge_learning_rate_config(), monitor=TrainingMonitor()).learn(2048)
+        PPO("CartPole-v1", config, monitor=TrainingMonitor()).learn(2048)
     headline = str(caught.value).splitlines()[0]
     found = re.match(
         r"(NaN loss|exploding gradient norm) at update (\d+) \(env step (\d+)\)", headline
@@ -222,6 +227,9 @@ def test_monitor_reports_exploding_gradient_norm():
 
 
 def test_ppo_diagnostics_option_checks_the_sub_envs():
+    pytest.importorskip("torch")
+    from palaestra.train.ppo import PPO, PPOConfig
+
     config = PPOConfig(num_envs=2, n_steps=8, batch_size=16, n_epochs=1, diagnostics=True)
     agent = PPO("CartPole-v1", config)
     assert isinstance(agent.monitor, TrainingMonitor)

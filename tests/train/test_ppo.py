@@ -5,10 +5,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-import palaestra as gym
-from palaestra.train.checkpoint import load_policy, save_agent
-from palaestra.train.envs import EpisodeTracker, normalization_state
-from palaestra.train.ppo import PPO, PPOConfig
+torch = pytest.importorskip("torch")
+
+import palaestra as gym  # noqa: E402
+from palaestra.train.checkpoint import load_policy, save_agent  # noqa: E402
+from palaestra.train.envs import EpisodeTracker, normalization_state  # noqa: E402
+from palaestra.train.ppo import PPO, PPOConfig  # noqa: E402
 
 
 def test_learn_reports_one_stats_row_per_update(tiny_ppo_config):

@@ -5,7 +5,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from palaestra.train.reinforce import Reinforce, ReinforceConfig
+torch = pytest.importorskip("torch")
+
+from palaestra.train.reinforce import Reinforce, ReinforceConfig  # noqa: E402
 
 
 def test_same_seed_gives_the_same_learning_curve(tiny_reinforce_config):

@@ -2,12 +2,14 @@
 
 import pytest
 
-import palaestra as gym
-from palaestra.train.envs import load_normalization_state, normalization_state
-from palaestra.train.evaluation import evaluate
-from palaestra.train.ppo import PPO, PPOConfig
-from palaestra.train.presets import preset
-from palaestra.train.reinforce import Reinforce, ReinforceConfig
+torch = pytest.importorskip("torch")
+
+import palaestra as gym  # noqa: E402
+from palaestra.train.envs import load_normalization_state, normalization_state  # noqa: E402
+from palaestra.train.evaluation import evaluate  # noqa: E402
+from palaestra.train.ppo import PPO, PPOConfig  # noqa: E402
+from palaestra.train.presets import preset  # noqa: E402
+from palaestra.train.reinforce import Reinforce, ReinforceConfig  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
