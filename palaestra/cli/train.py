@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 
+from palaestra import error
 from palaestra.cli._arguments import positive_int
 
 ALGORITHMS = ("ppo", "reinforce")
@@ -100,7 +101,10 @@ def run(args: argparse.Namespace) -> int:
             {"diagnostics": True, "step_timeout": args.step_timeout} if args.diagnostics else {}
         ),
     )
-    summary = run_training(settings)
+    try:
+        summary = run_training(settings)
+    except ValueError as exc:  # bad settings (device, spaces, ...) are usage errors
+        raise error.Error(str(exc)) from exc
     print(
         f"trained {summary['algo']} on {summary['env_id']}: {summary['steps']} steps in "
         f"{summary['train_seconds']:.1f} s; evaluation {summary['eval_mean']:.2f} ± "

@@ -94,3 +94,12 @@ def test_unknown_algo_is_rejected(capsys):
 def test_train_with_diagnostics(tmp_path, capsys):
     args = ["train", "CartPole-v1", "--diagnostics", "--out", str(tmp_path), "--no-video"]
     assert main([*args, *TINY]) == 0
+
+
+def test_unavailable_device_is_a_usage_error(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    assert main(["train", "CartPole-v1", "--device", "cuda", "--out", str(tmp_path), *TINY]) == 2
+    assert "CUDA is not available" in capsys.readouterr().err
