@@ -263,9 +263,11 @@ class _TrainingLoop:
 
 
 def _write_plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
+    from palaestra import error
+
     try:
         plot_learning_curve(rows, path, title)
-    except ImportError as exc:
+    except (ImportError, error.DependencyNotInstalled) as exc:
         warnings.warn(f"Skipping the learning curve: {exc}", stacklevel=2)
 
 

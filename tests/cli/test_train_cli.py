@@ -103,3 +103,11 @@ def test_unavailable_device_is_a_usage_error(tmp_path, capsys):
         pytest.skip("CUDA is available here")
     assert main(["train", "CartPole-v1", "--device", "cuda", "--out", str(tmp_path), *TINY]) == 2
     assert "CUDA is not available" in capsys.readouterr().err
+
+
+def test_missing_matplotlib_skips_the_plot_with_a_warning(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.warns(UserWarning, match="Skipping the learning curve"):
+        assert main(["train", "CartPole-v1", "--out", str(tmp_path), "--no-video", *TINY]) == 0
+    assert not (tmp_path / "learning_curve.png").exists()
+    assert (tmp_path / "model.pt").exists()
