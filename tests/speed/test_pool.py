@@ -218,3 +218,10 @@ def test_call_reads_sub_env_attributes_from_single_env_groups():
     envs = PoolVectorEnv([functools.partial(FaultyEnv, fail_at=99)] * 4, num_workers=2)
     assert envs.get_attr("fail_at") == (99, 99, 99, 99)
     envs.close()
+
+
+def test_parent_spins_only_when_a_core_is_left_over():
+    with PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=4, num_workers=1) as envs:
+        assert envs.spin_s == pytest.approx(1e-4 if os.cpu_count() > 1 else 0.0)
+    with PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=4, num_workers=2, spin_us=0) as envs:
+        assert envs.spin_s == 0.0
