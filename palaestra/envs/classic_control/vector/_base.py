@@ -164,7 +164,10 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.generators.seed(indices, seeds)
         initial = self.draw_initial_states(self.generators.rows(indices), len(indices), options)
         if self.state is None:
-            self.state = np.zeros((self.num_envs, *np.shape(initial)[1:]), dtype=np.float64)
+            # Column-major, as the dynamics return batches: one layout, one compiled kernel.
+            self.state = np.zeros(
+                (self.num_envs, *np.shape(initial)[1:]), dtype=np.float64, order="F"
+            )
             self._observations = np.zeros(
                 (self.num_envs, *self.single_observation_space.shape),
                 dtype=self.single_observation_space.dtype,

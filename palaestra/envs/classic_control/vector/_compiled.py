@@ -176,7 +176,7 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
     @numba.njit
     def row_loop(states: np.ndarray, actions: np.ndarray) -> Any:
         count = states.shape[0]
-        next_states = np.empty((count, 4))
+        next_states = np.empty((4, count)).T
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
