@@ -22,6 +22,8 @@ if _missing("jax"):
 if _missing("torch"):
     collect_ignore_glob += [
         "palaestra/train/*",
+        "palaestra/cli/train.py",
+        "palaestra/cli/eval.py",
         "palaestra/wrappers/*torch*.py",
         "palaestra/wrappers/vector/*torch*.py",
     ]
