@@ -181,7 +181,44 @@ def own_or_inner(name: str, doc: str) -> Any:
     return property(read, write, doc=doc)
 
 
-class Env(AttributeLookup, Generic[ObsType, ActType]):
+class OwnRandomness:
+    """The lazily seeded ``np_random`` of an environment at the bottom of a wrapper stack.
+
+    Shared by :class:`Env` and the vector env base class; ``reset(seed=...)`` reseeds it by
+    assigning ``_np_random`` and ``_np_random_seed`` from :func:`palaestra.utils.seeding.np_random`.
+
+    Example:
+        >>> owner = OwnRandomness()
+        >>> owner.np_random = np.random.default_rng(3)
+        >>> owner.np_random_seed
+        -1
+    """
+
+    _np_random: np.random.Generator | None = None
+    _np_random_seed: int | None = None
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The environment's own random generator, created from OS entropy on first use."""
+        if self._np_random is None:
+            self._np_random, self._np_random_seed = seeding.np_random()
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._np_random = value
+        # The seed of a generator handed in from outside is unknown.
+        self._np_random_seed = -1
+
+    @property
+    def np_random_seed(self) -> int:
+        """The seed of :attr:`np_random`: its entropy, or -1 if the generator was set directly."""
+        if self._np_random_seed is None:
+            self._np_random, self._np_random_seed = seeding.np_random()
+        return self._np_random_seed
+
+
+class Env(AttributeLookup, OwnRandomness, Generic[ObsType, ActType]):
     """A reinforcement-learning environment: reset it, then step it with actions.
 
     Subclasses set ``action_space`` and ``observation_space`` and implement :meth:`step` and
@@ -202,9 +239,6 @@ class Env(AttributeLookup, Generic[ObsType, ActType]):
 
     action_space: spaces.Space[ActType]
     observation_space: spaces.Space[ObsType]
-
-    _np_random: np.random.Generator | None = None
-    _np_random_seed: int | None = None
 
     def step(self, action: ActType) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
         """Advance the environment by one step.
@@ -256,26 +290,6 @@ class Env(AttributeLookup, Generic[ObsType, ActType]):
     def unwrapped(self) -> Env[ObsType, ActType]:
         """The environment itself, below any wrappers."""
         return self
-
-    @property
-    def np_random(self) -> np.random.Generator:
-        """The environment's random generator, created from OS entropy on first use."""
-        if self._np_random is None:
-            self._np_random, self._np_random_seed = seeding.np_random()
-        return self._np_random
-
-    @np_random.setter
-    def np_random(self, value: np.random.Generator) -> None:
-        self._np_random = value
-        # The seed of a generator handed in from outside is unknown.
-        self._np_random_seed = -1
-
-    @property
-    def np_random_seed(self) -> int:
-        """The seed of :attr:`np_random`: its entropy, or -1 if the generator was set directly."""
-        if self._np_random_seed is None:
-            self._np_random, self._np_random_seed = seeding.np_random()
-        return self._np_random_seed
 
     def __str__(self) -> str:
         if self.spec is None:

@@ -31,6 +31,7 @@ from palaestra.core import (
     ActType,
     AttributeLookup,
     ObsType,
+    OwnRandomness,
     RenderFrame,
     WrapperActType,
     WrapperAttributeLookup,
@@ -141,7 +142,7 @@ def add_info(
     return vector_infos
 
 
-class VectorEnv(AttributeLookup, Generic[ObsType, ActType, ArrayType]):
+class VectorEnv(AttributeLookup, OwnRandomness, Generic[ObsType, ActType, ArrayType]):
     """Base class of environments that run ``num_envs`` copies of one environment as a batch.
 
     Implementations set :attr:`num_envs`, the single and batched spaces and
@@ -178,9 +179,6 @@ class VectorEnv(AttributeLookup, Generic[ObsType, ActType, ArrayType]):
     single_action_space: Space[Any]
 
     num_envs: int
-
-    _np_random: np.random.Generator | None = None
-    _np_random_seed: int | None = None
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -234,26 +232,6 @@ class VectorEnv(AttributeLookup, Generic[ObsType, ActType, ArrayType]):
 
     def close_extras(self, **kwargs: Any) -> None:
         """Release what the implementation holds (sub-envs, processes, memory)."""
-
-    @property
-    def np_random(self) -> np.random.Generator:
-        """The vector env's own generator, created from OS entropy on first use."""
-        if self._np_random is None:
-            self._np_random, self._np_random_seed = seeding.np_random()
-        return self._np_random
-
-    @np_random.setter
-    def np_random(self, value: np.random.Generator) -> None:
-        self._np_random = value
-        # The seed of a generator handed in from outside is unknown.
-        self._np_random_seed = -1
-
-    @property
-    def np_random_seed(self) -> int | None:
-        """The seed :attr:`np_random` was built from, or -1 if it was assigned directly."""
-        if self._np_random_seed is None:
-            self._np_random, self._np_random_seed = seeding.np_random()
-        return self._np_random_seed
 
     @property
     def unwrapped(self) -> VectorEnv[ObsType, ActType, ArrayType]:
