@@ -123,10 +123,18 @@ def main() -> int:
     ]
     lines = []
     for title, arguments, reference in SUITE:
+        load_before = os.getloadavg()[0]
         results = run_section(arguments, reference, args.quick)
+        load_after = os.getloadavg()[0]
         lines += results
         measured = [row for row in results if "steps_per_s" in row]
-        report += [f"## {title}", "", f"Reference: `{reference}`.", ""]
+        report += [
+            f"## {title}",
+            "",
+            f"Reference: `{reference}`. Machine load average (1 min) before/after: "
+            f"{load_before:.1f}/{load_after:.1f} on {os.cpu_count()} cores.",
+            "",
+        ]
         report += [markdown_table(measured, reference), ""]
         print(f"done: {title}", flush=True)
     (HERE / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in lines))

@@ -83,10 +83,7 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
     ) -> Transition:
         """One pendulum step for every row; the reward is that of the state before it."""
         torque = pendulum_torque(actions, self.params)
-        if len(states) == self.num_envs:
-            self.last_u = torque
-        else:
-            self.last_u[~self._ended] = torque
+        self.last_u = torque
         rewards = pendulum_reward(
             states.view(ScalarPowArray), torque.view(ScalarPowArray), self.params
         ).view(np.ndarray)
