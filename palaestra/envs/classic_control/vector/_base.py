@@ -314,7 +314,10 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             )
         if self._action_bounds is not None:
             low, high = self._action_bounds
-            if actions.min() < low or actions.max() >= high:
+            # Shifted to start at 0 and read as unsigned, every bad action (below or above)
+            # exceeds high - low: one reduction instead of a min and a max.
+            shifted = actions.astype(np.int64, copy=False) - low if low else actions
+            if shifted.astype(np.int64, copy=False).view(np.uint64).max() >= high - low:
                 raise ValueError(
                     f"Actions {actions.tolist()} are outside the action space "
                     f"{self.action_space}; each must be an integer in [{low}, {high - 1}]."
