@@ -8,9 +8,11 @@ module provides two functions:
 - ``run(args) -> int``: carry the command out and return the exit status.
 
 So adding a command is writing ``palaestra/cli/<module>.py`` and appending ``"<module>"`` to
-:data:`COMMANDS`. Commands may let :class:`palaestra.error.Error` propagate: :func:`main`
-prints its message (no traceback) and exits with status 2, the status argparse uses for bad
-arguments.
+:data:`COMMANDS`. Commands may let :class:`palaestra.error.Error` (and the
+:class:`ModuleNotFoundError` of a ``module:Env-v0`` id) propagate: :func:`main` prints its
+message (no traceback) and exits with status 2, the status argparse uses for bad arguments.
+Module names given on the command line resolve from the current folder, as with
+``python -m``.
 
 Example:
     >>> main(["run", "CartPole-v1", "--episodes", "1", "--seed", "0"])  # doctest: +ELLIPSIS
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -72,8 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         2
     """
     args = build_parser().parse_args(argv)
+    # Like ``python -m``, "module:Class" and "module:Env-v0" arguments resolve from the
+    # current folder.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         return args.handler(args)
-    except error.Error as e:
+    except (error.Error, ModuleNotFoundError) as e:
+        # A "module:Env-v0" id naming a missing module is a bad argument, not a crash.
         print(f"palaestra {args.command}: error: {e}", file=sys.stderr)
         return USAGE_ERROR

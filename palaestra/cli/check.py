@@ -94,8 +94,6 @@ def _load_module(location: str) -> Any:
         sys.modules[path.stem] = module
         spec.loader.exec_module(module)
         return module
-    if str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
     try:
         return importlib.import_module(location)
     except ImportError as exc:

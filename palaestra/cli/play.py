@@ -81,12 +81,9 @@ def describe_controls(keys_to_action: dict[tuple[int, ...], Any]) -> list[str]:
 
 
 def _make_playable_env(env_id: str) -> tuple[Env, dict]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            env = make(env_id, render_mode="rgb_array")
-    except ModuleNotFoundError as e:
-        raise error.Error(str(e)) from e
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env = make(env_id, render_mode="rgb_array")
     try:
         return env, play_utils.default_keys_to_action(env)
     except (play_utils.MissingKeysToAction, ValueError) as e:

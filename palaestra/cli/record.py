@@ -135,13 +135,10 @@ def rendered_episodes(
 
 
 def _make_rgb_env(env_id: str) -> Env:
-    try:
-        with warnings.catch_warnings():
-            # An env without rgb_array warns here; the check below gives the clearer error.
-            warnings.simplefilter("ignore")
-            env = make(env_id, render_mode="rgb_array")
-    except ModuleNotFoundError as e:
-        raise error.Error(str(e)) from e
+    with warnings.catch_warnings():
+        # An env without rgb_array warns here; the check below gives the clearer error.
+        warnings.simplefilter("ignore")
+        env = make(env_id, render_mode="rgb_array")
     render_modes = env.metadata.get("render_modes", [])
     if "rgb_array" not in render_modes:
         env.close()

@@ -15,7 +15,6 @@ import argparse
 import time
 from dataclasses import dataclass
 
-from palaestra import error
 from palaestra.cli._arguments import positive_int
 from palaestra.core import Env
 from palaestra.envs.registration import make
@@ -86,11 +85,7 @@ def play_random_episode(env: Env, seed: int | None = None) -> EpisodeResult:
 
 def run(args: argparse.Namespace) -> int:
     """Roll out ``args.episodes`` random episodes of ``args.env_id``; return exit status 0."""
-    try:
-        env = make(args.env_id, max_episode_steps=args.max_steps)
-    except ModuleNotFoundError as e:
-        # A "module:Env-v0" id naming a missing module is a bad id, not a crash.
-        raise error.Error(str(e)) from e
+    env = make(args.env_id, max_episode_steps=args.max_steps)
     env.action_space.seed(args.seed)
     total_steps = 0
     start = time.perf_counter()

@@ -217,3 +217,21 @@ def test_python_dash_m_unknown_env_exits_2_without_traceback():
     assert result.returncode == 2
     assert "Did you mean: `CartPole`?" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_module_ids_resolve_from_the_current_folder(tmp_path, monkeypatch, capsys):
+    (tmp_path / "folder_envs.py").write_text(
+        "import palaestra as gym\n"
+        "gym.register('FolderCartPole-v0', max_episode_steps=5,\n"
+        "             entry_point='palaestra.envs.classic_control.cartpole:CartPoleEnv')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    monkeypatch.delitem(sys.modules, "folder_envs", raising=False)
+    try:
+        status = main(["run", "folder_envs:FolderCartPole-v0", "--episodes", "1", "--seed", "0"])
+    finally:
+        gym.registry.pop("FolderCartPole-v0", None)
+        sys.modules.pop("folder_envs", None)
+    assert status == 0
+    assert capsys.readouterr().out.startswith("episode 1: return=")
