@@ -225,3 +225,35 @@ def test_parent_spins_only_when_a_core_is_left_over():
         assert envs.spin_s == pytest.approx(1e-4 if os.cpu_count() > 1 else 0.0)
     with PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=4, num_workers=2, spin_us=0) as envs:
         assert envs.spin_s == 0.0
+
+
+def test_send_without_ids_before_any_recv_is_an_error():
+    with make_pool("CartPole-v1", 2) as envs, pytest.raises(ValueError, match="recv"):
+        envs.send(np.zeros(2, dtype=np.int64))
+
+
+def test_recv_restarts_a_dead_worker_and_returns_its_group_truncated(tmp_path):
+    armed = tmp_path / "armed"
+    armed.touch()
+    envs = faulty_pool("kill", armed=str(armed), timeout=2.0, restart_failed=True, batch_size=2)
+    envs.async_reset(seed=0)
+    restarted = []
+    for _ in range(6):
+        _, _, _, truncations, infos = envs.recv()
+        if "worker_restarted" in infos:
+            restarted.append((infos["env_id"].tolist(), truncations.tolist()))
+        envs.send(np.zeros(2, dtype=np.int64), infos["env_id"])
+    armed.unlink()
+    envs.close()
+    assert restarted
+    for env_ids, truncated in restarted:
+        assert env_ids in ([0, 1], [2, 3]) and truncated == [True, True]
+    assert not shm_exists(envs)
+
+
+def test_steps_without_infos_send_nothing_through_the_pipes():
+    with make_pool("CartPole-v1", 4) as envs:
+        envs.reset(seed=0)
+        envs.step(np.zeros(4, dtype=np.int64))
+        assert not any(worker.pipe.poll() for worker in envs._workers)
+        assert envs._block["status"].tolist() == [0, 0]

@@ -177,6 +177,7 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._in_flight: set[int] = set()
         # Indices of workers seen finished, in the order recv should return them.
         self._ready: list[int] = []
+        self._last_ids: np.ndarray | None = None
         self._finalizer = weakref.finalize(self, _stop_processes, self._workers, self._block)
         for worker in self._workers:
             self._start(worker)
@@ -478,8 +479,11 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             env_ids: sub-environment indices covering whole worker groups.
 
         Raises:
-            ValueError: for ids that split a worker's group, are busy, or mismatch actions.
+            ValueError: for ids that split a worker's group, are busy, or mismatch actions,
+                and for no ids before any ``recv``.
         """
+        if env_ids is None and self._last_ids is None:
+            raise ValueError("send() without env_ids needs a recv() first to name them.")
         ids = np.asarray(self._last_ids if env_ids is None else env_ids, dtype=np.int64)
         workers = self._workers_of(ids)
         self._write_actions(actions, ids)
