@@ -257,3 +257,12 @@ def test_steps_without_infos_send_nothing_through_the_pipes():
         envs.step(np.zeros(4, dtype=np.int64))
         assert not any(worker.pipe.poll() for worker in envs._workers)
         assert envs._block["status"].tolist() == [0, 0]
+
+
+def test_set_attr_reaches_each_sub_env():
+    envs = PoolVectorEnv([functools.partial(FaultyEnv, fail_at=99)] * 4, num_workers=2)
+    envs.set_attr("fail_at", [5, 6, 7, 8])
+    assert envs.get_attr("fail_at") == (5, 6, 7, 8)
+    envs.set_attr("fail_at", 1)
+    assert envs.get_attr("fail_at") == (1, 1, 1, 1)
+    envs.close()

@@ -123,7 +123,8 @@ def _run(
             result = _call(envs, name, args, kwargs)
         except Exception as exc:
             result = exc
-        return Status.HAS_INFO, result
+        # Wrapped, so that a None result is still sent.
+        return Status.HAS_INFO, (result,)
     else:
         raise ValueError(f"Unknown pool command {command}.")
     block["observations"][start:stop] = observations

@@ -36,7 +36,12 @@ import numpy as np
 from palaestra import spaces
 from palaestra.core import Env
 from palaestra.error import WorkerError
-from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
+from palaestra.vector._arguments import (
+    autoreset_mode_from,
+    seeds_per_env,
+    split_reset_mask,
+    values_per_env,
+)
 from palaestra.vector.pool._block import SharedBlock, pool_layout
 from palaestra.vector.pool._worker import Command, Status, pool_worker
 from palaestra.vector.sync_vector_env import SyncVectorEnv
@@ -292,6 +297,15 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 worker.pipe.send(payload(worker))
             worker.wake.release()
 
+    def _receive(self, worker: _Worker) -> Any:
+        """Read a worker's reply, which it sends right after finishing a command."""
+        if not worker.pipe.poll(self.timeout):
+            self._fail(worker, f"sent no reply within {self.timeout} s", may_restart=False)
+        try:
+            return worker.pipe.recv()
+        except EOFError:
+            self._fail(worker, "died before sending its reply", may_restart=False)
+
     def _is_done(self, worker: _Worker) -> bool:
         return bool(self._block["done"][worker.index] == self._block["sequence"][worker.index])
 
@@ -343,9 +357,9 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         for worker in workers:
             status = self._block["status"][worker.index]
             if status == Status.HAS_INFO:
-                _place_info(infos, worker.pipe.recv(), worker.start, self.num_envs)
+                _place_info(infos, self._receive(worker), worker.start, self.num_envs)
             elif status == Status.ERROR:
-                name, message, trace = worker.pipe.recv()
+                name, message, trace = self._receive(worker)
                 worker.process.join(_JOIN_TIMEOUT_S)
                 failures.append((worker, f"raised {name}: {message}\n{trace}"))
         return failures
@@ -577,19 +591,33 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         Raises:
             Exception: whatever a sub-environment raised.
         """
-        self._drain()
         results: list[Any] = []
         for worker in self._workers:
-            self._dispatch([worker], Command.CALL, lambda _: (name, args, kwargs))
-            self._wait([worker])
-            if self._block["status"][worker.index] == Status.ERROR:
-                for failed, what in self._collect([worker], {}):
-                    self._fail(failed, what, may_restart=False)
-            result = worker.pipe.recv()
-            if isinstance(result, Exception):
-                raise result
-            results.extend(result)
+            results.extend(self._call_group(worker, name, args, kwargs))
         return tuple(results)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set attribute ``name`` of the sub-environments (one value each, or one for all).
+
+        Raises:
+            ValueError: if a list/tuple's length is not :attr:`num_envs`.
+        """
+        values = values_per_env(values, self.num_envs)
+        for worker in self._workers:
+            group_values = list(values[worker.start : worker.stop])
+            self._call_group(worker, "_setattr", (name, group_values), {})
+
+    def _call_group(self, worker: _Worker, name: str, args: tuple, kwargs: dict) -> Any:
+        self._drain()
+        self._dispatch([worker], Command.CALL, lambda _: (name, args, kwargs))
+        self._wait([worker])
+        if self._block["status"][worker.index] == Status.ERROR:
+            for failed, what in self._collect([worker], {}):
+                self._fail(failed, what, may_restart=False)
+        (result,) = self._receive(worker)
+        if isinstance(result, Exception):
+            raise result
+        return result
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
         """Return attribute ``name`` of every sub-environment."""
