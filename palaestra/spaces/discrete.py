@@ -37,6 +37,8 @@ class Discrete(Space[np.integer]):
         np.int64(0)
     """
 
+    _range_cache: tuple[Any, Any, Any, int, int] | None = None
+
     def __init__(
         self,
         n: int | np.integer,
@@ -104,6 +106,12 @@ class Discrete(Space[np.integer]):
             >>> 2 in Discrete(3), 3 in Discrete(3), 1.0 in Discrete(3)
             (True, False, False)
         """
+        kind = type(x)
+        if kind is int or kind is self.dtype.type:
+            # The common case, a plain int or a scalar of the space's own dtype, is one
+            # range check: such values always fit, or are checked against, the dtype.
+            low, high = self._accepted_range()
+            return low <= int(x) < high
         if isinstance(x, int):
             info = np.iinfo(self.dtype)
             if not info.min <= x <= info.max:
@@ -117,6 +125,23 @@ class Discrete(Space[np.integer]):
             return False
         in_range = int(self.start) <= int(x) < int(self.start) + int(self.n)
         return bool(in_range and np.can_cast(x.dtype, self.dtype))
+
+    def _accepted_range(self) -> tuple[int, int]:
+        """Python-int bounds ``[low, high)`` of the values in the space that fit its dtype.
+
+        Cached, and recomputed whenever ``n``, ``start`` or ``dtype`` is replaced.
+        """
+        cache = self._range_cache
+        if (
+            cache is None
+            or cache[0] is not self.n
+            or cache[1] is not self.start
+            or cache[2] is not self.dtype
+        ):
+            low = int(self.start)
+            high = min(low + int(self.n), int(np.iinfo(self.dtype).max) + 1)
+            cache = self._range_cache = (self.n, self.start, self.dtype, low, high)
+        return cache[3], cache[4]
 
     def __repr__(self) -> str:
         parts = [str(self.n)]

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.dynamics._arrays import select, stack_components
+from palaestra.envs.classic_control.dynamics._arrays import components, select, stack_components
 
 __all__ = [
     "CartPoleParams",
@@ -99,14 +99,14 @@ def cartpole_step(state: np.ndarray, action: Any, params: CartPoleParams) -> np.
         [0.0, 0.1951, 0.0, -0.2927]
     """
     p = params
-    x, x_dot, theta, theta_dot = state.T
-    # Both directions use one multiplication so that scalars and arrays share the code path.
-    force = p.force_magnitude * (2 * action - 1)
+    x, x_dot, theta, theta_dot = components(state)
+    force = select(action == 1, p.force_magnitude, -p.force_magnitude)
     cos_theta = np.cos(theta)
     sin_theta = np.sin(theta)
-    temp = (force + p.pole_mass_length * np.square(theta_dot) * sin_theta) / p.total_mass
+    # Squares are products, exactly as np.square rounds them, on floats and arrays alike.
+    temp = (force + p.pole_mass_length * (theta_dot * theta_dot) * sin_theta) / p.total_mass
     theta_acc = (p.gravity * sin_theta - cos_theta * temp) / (
-        p.pole_half_length * (4.0 / 3.0 - p.pole_mass * np.square(cos_theta) / p.total_mass)
+        p.pole_half_length * (4.0 / 3.0 - p.pole_mass * (cos_theta * cos_theta) / p.total_mass)
     )
     x_acc = temp - p.pole_mass_length * theta_acc * cos_theta / p.total_mass
     if p.kinematics_integrator == "euler":
@@ -136,7 +136,7 @@ def cartpole_terminated(state: np.ndarray, params: CartPoleParams) -> Any:
         >>> bool(cartpole_terminated(np.array([2.5, 0.0, 0.0, 0.0]), CartPoleParams()))
         True
     """
-    x, _, theta, _ = state.T
+    x, _, theta, _ = components(state)
     # |v| > t is exactly (v < -t) or (v > t): negation is exact in floating point.
     return (abs(x) > params.x_threshold) | (abs(theta) > params.theta_threshold_radians)
 

@@ -4,8 +4,9 @@ numba compiles the very functions the single environments run (their one-environ
 on scalars) into a loop over the batch; nothing of the physics is written again here. What
 numba cannot take as is gets a compiled stand-in registered with
 :func:`numba.extending.overload`: the array helpers of the dynamics (``stack_components``
-gives a tuple instead of an array, ``select`` and ``clip`` pick between scalars) and
-``tuple.T``, so that ``x, v = state.T`` also unpacks a tuple state. The frozen parameter
+gives a tuple instead of an array, ``components`` unpacks a row or a tuple as it is,
+``select`` and ``clip`` pick between scalars) and ``tuple.T``, so that ``x, v = state.T``
+also unpacks a tuple state. The frozen parameter
 dataclasses become named tuples with the same field names.
 
 Importing this module needs numba (the ``fast`` extra).
@@ -50,6 +51,21 @@ def _stack_components(*components: Any) -> Any:
         return components
 
     return stack
+
+
+@overload(_arrays.components)
+def _components(state: Any) -> Any:
+    if isinstance(state, types.Array) and state.ndim == 2:
+
+        def columns(state: Any) -> Any:
+            return state.T
+
+        return columns
+
+    def as_is(state: Any) -> Any:
+        return state
+
+    return as_is
 
 
 @overload(_arrays.select)
