@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-
-def _is_scalar(value: Any) -> bool:
-    """Whether ``value`` is a Python or numpy scalar (or a 0-d array); cheaper than np.ndim."""
-    return getattr(value, "ndim", 0) == 0
+# The helpers below tell a scalar (a Python or numpy scalar, or a 0-d array) from an array by
+# ``getattr(value, "ndim", 0) == 0``, written out in each: cheaper than np.ndim, and a call
+# to a shared predicate would cost as much again on every step of one environment.
 
 
 def components(state: np.ndarray) -> Any:
@@ -31,8 +32,15 @@ def components(state: np.ndarray) -> Any:
         return state.T
     if state.dtype.type is np.float64:
         return state.tolist()
-    # Indexing gives numpy scalars several times faster than iterating over the array.
-    return [state[i] for i in range(len(state))]
+    size = len(state)
+    getter = _ITEM_GETTERS.get(size)
+    if getter is None:
+        # Indexing is several times faster than iterating over a small array.
+        getter = _ITEM_GETTERS[size] = operator.itemgetter(*range(size)) if size > 1 else tuple
+    return getter(state)
+
+
+_ITEM_GETTERS: dict[int, Callable[[np.ndarray], Any]] = {}
 
 
 def stack_components(*components: Any, dtype: npt.DTypeLike = np.float64) -> np.ndarray:
@@ -51,7 +59,7 @@ def stack_components(*components: Any, dtype: npt.DTypeLike = np.float64) -> np.
         >>> stack_components(np.array([1.0, 2.0]), np.array([3.0, 4.0])).tolist()
         [[1.0, 3.0], [2.0, 4.0]]
     """
-    if _is_scalar(components[0]):
+    if getattr(components[0], "ndim", 0) == 0:
         return np.array(components, dtype=dtype)
     # Stacked as rows and transposed: each component stays contiguous (a column-major batch),
     # so the next step's ``state.T`` unpacks into contiguous arrays, and stacking is a copy of
@@ -71,7 +79,7 @@ def select(condition: Any, if_true: Any, if_false: Any) -> Any:
         >>> select(np.False_, 1.0, 2.0)
         2.0
     """
-    if _is_scalar(condition):
+    if getattr(condition, "ndim", 0) == 0:
         return if_true if condition else if_false
     return np.where(condition, if_true, if_false)
 
@@ -87,7 +95,7 @@ def clip(value: Any, low: Any, high: Any) -> Any:
         >>> clip(np.float32(3.0), -1.0, 1.0)
         np.float32(1.0)
     """
-    if _is_scalar(value):
+    if getattr(value, "ndim", 0) == 0:
         if value < low:
             return type(value)(low)
         if value > high:
@@ -107,6 +115,6 @@ def as_type(value: Any, scalar_type: type) -> Any:
         >>> as_type(np.array([0.1]), np.float32).dtype
         dtype('float32')
     """
-    if _is_scalar(value):
+    if getattr(value, "ndim", 0) == 0:
         return scalar_type(value)
     return value.astype(scalar_type, copy=False)

@@ -28,6 +28,7 @@ import numpy as np
 from palaestra.envs.classic_control.dynamics._arrays import (
     as_type,
     clip,
+    components,
     select,
     stack_components,
 )
@@ -125,9 +126,15 @@ def track_height(position: Any) -> Any:
     return np.sin(3 * position) * 0.45 + 0.55
 
 
+def _throttle(action: Any) -> Any:
+    """Return the throttle of ``(1,)`` actions: a numpy scalar for one, a column for a batch."""
+    return np.asarray(action)[..., 0][()]
+
+
 def _stop_at_left_wall(position: Any, velocity: Any, min_position: float) -> Any:
     """Return the velocity after an inelastic hit of the left wall."""
-    return select((position == min_position) & (velocity < 0), velocity.dtype.type(0), velocity)
+    # A Python zero takes the dtype of the state it is stacked into (or of the batch).
+    return select((position == min_position) & (velocity < 0), 0.0, velocity)
 
 
 def mountain_car_step(state: np.ndarray, action: Any, params: MountainCarParams) -> np.ndarray:
@@ -167,7 +174,7 @@ def mountain_car_terminated(
         >>> bool(mountain_car_terminated(np.array([0.55, 0.01]), MountainCarParams()))
         True
     """
-    position, velocity = state.T
+    position, velocity = components(state)
     return (position >= params.goal_position) & (velocity >= params.goal_velocity)
 
 
@@ -201,8 +208,8 @@ def continuous_mountain_car_step(
     """
     p = params
     real = state.dtype.type
-    position, velocity = state.T
-    throttle = np.asarray(action)[..., 0][()]
+    position, velocity = components(state)
+    throttle = _throttle(action)
     force = clip(throttle, p.min_action, p.max_action)
     slope = p.gravity * np.cos(as_type(3 * position, np.float64))
     # In range, the throttle keeps its own (float32) dtype through the product; a clipped
@@ -235,9 +242,10 @@ def continuous_mountain_car_reward(
         >>> float(continuous_mountain_car_reward(True, np.array([1.0]), params))
         99.9
     """
-    throttle = np.asarray(action, dtype=np.float64)[..., 0][()]
+    throttle = as_type(_throttle(action), np.float64)
     bonus = select(terminated, params.goal_reward, 0.0)
-    return bonus - throttle * throttle * params.action_cost
+    # ``** 2`` is the C library's pow on a scalar, as Gymnasium's math.pow.
+    return bonus - throttle**2 * params.action_cost
 
 
 def mountain_car_initial_state(
