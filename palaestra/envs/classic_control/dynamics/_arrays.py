@@ -84,6 +84,18 @@ def select(condition: Any, if_true: Any, if_false: Any) -> Any:
     return np.where(condition, if_true, if_false)
 
 
+def any_true(condition: Any) -> bool:
+    """Whether ``condition`` holds anywhere: itself for a scalar, ``any()`` for an array.
+
+    Example:
+        >>> any_true(np.array([False, True])), any_true(False)
+        (True, False)
+    """
+    if getattr(condition, "ndim", 0) == 0:
+        return bool(condition)
+    return bool(condition.any())
+
+
 def clip(value: Any, low: Any, high: Any) -> Any:
     """Limit ``value`` to ``[low, high]``, like :func:`numpy.clip` and with its result dtype.
 

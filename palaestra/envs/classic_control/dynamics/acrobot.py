@@ -16,12 +16,19 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.dynamics._arrays import clip, select, stack_components
+from palaestra.envs.classic_control.dynamics._arrays import (
+    any_true,
+    clip,
+    components,
+    select,
+    stack_components,
+)
 
 __all__ = [
     "AcrobotParams",
@@ -103,13 +110,16 @@ def acrobot_torque(
         rng: the generator for the noise (needed only when there is noise).
 
     Returns:
-        float64 torque(s) with the shape of ``action``.
+        The torque as a float for one action, a float64 array for an array of actions.
 
     Example:
         >>> acrobot_torque(np.array([0, 2]), AcrobotParams()).tolist()
         [-1.0, 1.0]
     """
-    torque = np.asarray(params.torques, dtype=np.float64)[action]
+    if getattr(action, "ndim", 0) == 0:
+        torque = float(params.torques[action])
+    else:
+        torque = np.asarray(params.torques, dtype=np.float64)[action]
     if params.torque_noise_max > 0:
         noise_max = params.torque_noise_max
         assert rng is not None, "torque noise needs a random generator"
@@ -117,27 +127,14 @@ def acrobot_torque(
     return torque
 
 
-def acrobot_derivatives(state: np.ndarray, torque: Any, params: AcrobotParams) -> np.ndarray:
-    """Time derivatives of the state under a joint ``torque``: the equations of motion.
-
-    Args:
-        state: float64 state, shape ``(4,)`` or ``(batch, 4)``.
-        torque: the joint torque, a scalar or a ``(batch,)`` array.
-        params: the system's constants.
-
-    Returns:
-        ``(dtheta1, dtheta2, ddtheta1, ddtheta2)`` with the shape of ``state``.
-
-    Example:
-        >>> acrobot_derivatives(np.zeros(4), 0.0, AcrobotParams()).tolist()
-        [0.0, 0.0, 0.0, 0.0]
-    """
+def _derivatives(y: Sequence[Any], torque: Any, params: AcrobotParams) -> tuple[Any, ...]:
+    """Return the state's time derivatives from its components (floats or column arrays)."""
     p = params
     m1, m2 = p.link_mass_1, p.link_mass_2
     l1, lc1, lc2 = p.link_length_1, p.link_com_pos_1, p.link_com_pos_2
     i1 = i2 = p.link_moi
     g = p.gravity
-    theta1, theta2, dtheta1, dtheta2 = state.T
+    theta1, theta2, dtheta1, dtheta2 = y
     cos2, sin2 = np.cos(theta2), np.sin(theta2)
     d1 = m1 * lc1**2 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * cos2) + i1 + i2
     d2 = m2 * (lc2**2 + l1 * lc2 * cos2) + i2
@@ -155,14 +152,32 @@ def acrobot_derivatives(state: np.ndarray, torque: Any, params: AcrobotParams) -
         centrifugal = m2 * l1 * lc2 * dtheta1**2 * sin2
         ddtheta2 = (torque + d2 / d1 * phi1 - centrifugal - phi2) / inertia
     ddtheta1 = -(d2 * ddtheta2 + phi1) / d1
-    return stack_components(dtheta1, dtheta2, ddtheta1, ddtheta2)
+    return dtheta1, dtheta2, ddtheta1, ddtheta2
+
+
+def acrobot_derivatives(state: np.ndarray, torque: Any, params: AcrobotParams) -> np.ndarray:
+    """Time derivatives of the state under a joint ``torque``: the equations of motion.
+
+    Args:
+        state: float64 state, shape ``(4,)`` or ``(batch, 4)``.
+        torque: the joint torque, a scalar or a ``(batch,)`` array.
+        params: the system's constants.
+
+    Returns:
+        ``(dtheta1, dtheta2, ddtheta1, ddtheta2)`` with the shape of ``state``.
+
+    Example:
+        >>> acrobot_derivatives(np.zeros(4), 0.0, AcrobotParams()).tolist()
+        [0.0, 0.0, 0.0, 0.0]
+    """
+    return stack_components(*_derivatives(components(state), torque, params))
 
 
 def wrap_angle(angle: Any, low: float = -math.pi, high: float = math.pi) -> Any:
     """Shift angles by whole turns ``high - low`` until they lie in ``[low, high]``.
 
     Args:
-        angle: a numpy scalar or array.
+        angle: a scalar or an array.
         low: the lower end of the range.
         high: the upper end of the range.
 
@@ -171,15 +186,23 @@ def wrap_angle(angle: Any, low: float = -math.pi, high: float = math.pi) -> Any:
         -2.2832
     """
     span = high - low
-    while (angle > high).any():
+    while any_true(angle > high):
         angle = select(angle > high, angle - span, angle)
-    while (angle < low).any():
+    while any_true(angle < low):
         angle = select(angle < low, angle + span, angle)
     return angle
 
 
+def _euler_move(y: Sequence[Any], slope: Sequence[Any], duration: float) -> list[Any]:
+    """Return ``y + duration * slope``, component by component."""
+    return [value + duration * rate for value, rate in zip(y, slope)]
+
+
 def acrobot_step(state: np.ndarray, torque: Any, params: AcrobotParams) -> np.ndarray:
     """Advance acrobot states by one Runge-Kutta step, then wrap angles and clip velocities.
+
+    The integration runs component by component, so one state computes on floats and a
+    batch on whole columns.
 
     Args:
         state: shape ``(4,)`` or ``(batch, 4)`` (float32 after reset is fine).
@@ -194,15 +217,14 @@ def acrobot_step(state: np.ndarray, torque: Any, params: AcrobotParams) -> np.nd
         [0.0, 0.0, 0.0, 0.0]
     """
     p = params
-    y0 = np.asanyarray(state, dtype=np.float64)
-    torque = np.asarray(torque, dtype=np.float64)
-    half_dt = p.dt / 2.0
-    k1 = acrobot_derivatives(y0, torque, p)
-    k2 = acrobot_derivatives(y0 + half_dt * k1, torque, p)
-    k3 = acrobot_derivatives(y0 + half_dt * k2, torque, p)
-    k4 = acrobot_derivatives(y0 + p.dt * k3, torque, p)
-    y1 = y0 + p.dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
-    theta1, theta2, dtheta1, dtheta2 = y1.T
+    y0 = components(np.asanyarray(state, dtype=np.float64))
+    k1 = _derivatives(y0, torque, p)
+    k2 = _derivatives(_euler_move(y0, k1, p.dt / 2.0), torque, p)
+    k3 = _derivatives(_euler_move(y0, k2, p.dt / 2.0), torque, p)
+    k4 = _derivatives(_euler_move(y0, k3, p.dt), torque, p)
+    theta1, theta2, dtheta1, dtheta2 = (
+        y + p.dt / 6.0 * (a + 2 * b + 2 * c + d) for y, a, b, c, d in zip(y0, k1, k2, k3, k4)
+    )
     return stack_components(
         wrap_angle(theta1),
         wrap_angle(theta2),
@@ -218,7 +240,7 @@ def acrobot_terminated(state: np.ndarray, params: AcrobotParams) -> Any:
         >>> bool(acrobot_terminated(np.array([np.pi, 0.0, 0.0, 0.0]), AcrobotParams()))
         True
     """
-    theta1, theta2, _, _ = state.T
+    theta1, theta2, _, _ = components(state)
     return -np.cos(theta1) - np.cos(theta2 + theta1) > 1.0
 
 
@@ -239,7 +261,7 @@ def acrobot_observation(state: np.ndarray) -> np.ndarray:
         >>> acrobot_observation(np.zeros(4)).tolist()
         [1.0, 0.0, 1.0, 0.0, 0.0, 0.0]
     """
-    theta1, theta2, dtheta1, dtheta2 = state.T
+    theta1, theta2, dtheta1, dtheta2 = components(state)
     return stack_components(
         np.cos(theta1),
         np.sin(theta1),
