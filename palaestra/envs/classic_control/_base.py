@@ -61,7 +61,14 @@ class ParamAttribute:
 
 
 class ClassicControlEnv(Env):
-    """Base class giving the classic-control environments their ``render`` and ``close``.
+    """Base class of the classic-control environments: the step and reset sequence, rendering.
+
+    ``step`` checks the action (where ``checks_action`` is set, as Gymnasium's discrete
+    environments do) and that ``reset`` came first, lets the subclass advance its state with
+    :meth:`_transition`, renders in ``"human"`` mode, and returns Gymnasium's five values,
+    never truncated (registration adds the time limit). ``reset`` seeds ``np_random``, lets
+    the subclass draw the initial state with :meth:`_start_episode`, renders, and returns
+    :meth:`_observation`.
 
     Subclasses set ``screen_width``, ``screen_height`` and ``metadata``, keep their state in
     ``self.state`` (``None`` before the first reset) and implement :meth:`draw`.
@@ -71,10 +78,22 @@ class ClassicControlEnv(Env):
         ...     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
         ...     screen_width = screen_height = 20
         ...     def __init__(self):
-        ...         self.render_mode, self.state = "rgb_array", 0.0
+        ...         self.render_mode = "rgb_array"
+        ...     def _start_episode(self, options):
+        ...         self.state = 0.0
+        ...     def _observation(self):
+        ...         return np.array([self.state])
+        ...     def _transition(self, action):
+        ...         self.state += action
+        ...         return self._observation(), 1.0, self.state > 1
         ...     def draw(self, canvas):
         ...         canvas.circle((10, 10), 4, (0, 0, 0))
-        >>> frame = Dot().render()
+        >>> env = Dot()
+        >>> env.reset(seed=0)
+        (array([0.]), {})
+        >>> env.step(2.0)
+        (array([2.]), 1.0, True, False, {})
+        >>> frame = env.render()
         >>> frame.shape, frame[10, 10].tolist()
         ((20, 20, 3), [0, 0, 0])
     """
@@ -83,6 +102,51 @@ class ClassicControlEnv(Env):
     screen_height: int = 400
     state: Any = None
     _canvas: Canvas | None = None
+    checks_action: bool = False
+    reset_first_message: str = "Call reset before using step method."
+
+    def step(self, action: Any) -> tuple[np.ndarray, Any, bool, bool, dict[str, Any]]:
+        """Advance the system by one time step under ``action``.
+
+        Raises:
+            AssertionError: before ``reset``, or (where ``checks_action`` is set) if
+                ``action`` is not in the action space.
+        """
+        if self.checks_action:
+            assert self.action_space.contains(action), (
+                f"{action!r} ({type(action)}) invalid: expected an element of {self.action_space}"
+            )
+        assert self.state is not None, self.reset_first_message
+        observation, reward, terminated = self._transition(action)
+        if self.render_mode == "human":
+            self.render()
+        return observation, reward, terminated, False, {}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start an episode from a random initial state; ``options`` may change its range.
+
+        Raises:
+            ValueError: if an option is not a number, or a lower bound exceeds an upper one.
+        """
+        super().reset(seed=seed)
+        self._start_episode(options)
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), {}
+
+    def _transition(self, action: Any) -> tuple[np.ndarray, Any, bool]:
+        """Advance ``self.state``; return the observation, the reward and the termination."""
+        raise NotImplementedError
+
+    def _start_episode(self, options: dict[str, Any] | None) -> None:
+        """Draw ``self.state`` from ``np_random`` and reset any per-episode bookkeeping."""
+        raise NotImplementedError
+
+    def _observation(self) -> np.ndarray:
+        """Return the observation of ``self.state``."""
+        raise NotImplementedError
 
     def draw(self, canvas: Canvas) -> None:
         """Draw the current state on a cleared ``canvas`` (y axis up)."""

@@ -57,6 +57,8 @@ class AcrobotEnv(ClassicControlEnv):
     """
 
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 15}
+    checks_action = True
+    reset_first_message = "Call reset before using AcrobotEnv object."
     SCREEN_DIM = 500
     screen_width = 500
     screen_height = 500
@@ -90,39 +92,19 @@ class AcrobotEnv(ClassicControlEnv):
         self.action_space = spaces.Discrete(3)
         self.state: np.ndarray | None = None
 
-    def step(self, a: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Torque the joint by -1 (0), 0 (1) or +1 (2) for one 0.2 s step.
-
-        Raises:
-            AssertionError: if ``a`` is not in the action space, or before ``reset``.
-        """
-        assert self.action_space.contains(a), (
-            f"{a!r} ({type(a)}) invalid: expected an element of {self.action_space}"
-        )
-        assert self.state is not None, "Call reset before using AcrobotEnv object."
-        torque = acrobot_torque(a, self.params, self.np_random)
+    def _transition(self, action: Any) -> tuple[np.ndarray, float, bool]:
+        torque = acrobot_torque(action, self.params, self.np_random)
         self.state = acrobot_step(self.state, torque, self.params)
         terminated = bool(acrobot_terminated(self.state, self.params))
-        reward = float(acrobot_reward(terminated))
-        if self.render_mode == "human":
-            self.render()
-        return acrobot_observation(self.state), reward, terminated, False, {}
+        return self._observation(), float(acrobot_reward(terminated)), terminated
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Draw a random state near hanging still; ``options`` may set ``"low"``/``"high"``.
-
-        Raises:
-            ValueError: if a bound is not a number or ``low > high``.
-        """
-        super().reset(seed=seed)
+    def _start_episode(self, options: dict[str, Any] | None) -> None:
         bound = self.params.reset_bound
         low, high = maybe_parse_reset_bounds(options, -bound, bound)
         self.state = acrobot_initial_state(self.np_random, low, high)
-        if self.render_mode == "human":
-            self.render()
-        return acrobot_observation(self.state), {}
+
+    def _observation(self) -> np.ndarray:
+        return acrobot_observation(self.state)
 
     def draw(self, canvas: Canvas) -> None:
         """Draw the bar, the two links and the joints on ``canvas``."""

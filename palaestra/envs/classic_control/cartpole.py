@@ -66,6 +66,7 @@ class CartPoleEnv(ClassicControlEnv):
     """
 
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 50}
+    checks_action = True
     screen_width = 600
     screen_height = 400
 
@@ -107,16 +108,7 @@ class CartPoleEnv(ClassicControlEnv):
         """Pole mass times half its length."""
         return self.params.pole_mass_length
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Push the cart with ``action`` (0 left, 1 right) for one 0.02 s step.
-
-        Raises:
-            AssertionError: if ``action`` is not in the action space, or before ``reset``.
-        """
-        assert self.action_space.contains(action), (
-            f"{action!r} ({type(action)}) invalid: expected an element of {self.action_space}"
-        )
-        assert self.state is not None, "Call reset before using step method."
+    def _transition(self, action: Any) -> tuple[np.ndarray, float, bool]:
         self.state = cartpole_step(self.state, action, self.params)
         terminated = bool(cartpole_terminated(self.state, self.params))
         if not terminated or self.steps_beyond_terminated is None:
@@ -128,26 +120,16 @@ class CartPoleEnv(ClassicControlEnv):
                 logger.warn(STEP_AFTER_TERMINATION)
             self.steps_beyond_terminated += 1
             reward = cartpole_reward_after_termination(self._sutton_barto_reward)
-        if self.render_mode == "human":
-            self.render()
-        return np.array(self.state, dtype=np.float32), reward, terminated, False, {}
+        return self._observation(), reward, terminated
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Draw a new initial state; ``options`` may set its ``"low"`` and ``"high"`` bounds.
-
-        Raises:
-            ValueError: if a bound is not a number or ``low > high``.
-        """
-        super().reset(seed=seed)
+    def _start_episode(self, options: dict[str, Any] | None) -> None:
         bound = self.params.reset_bound
         low, high = maybe_parse_reset_bounds(options, -bound, bound)
         self.state = cartpole_initial_state(self.np_random, low, high)
         self.steps_beyond_terminated = None
-        if self.render_mode == "human":
-            self.render()
-        return np.array(self.state, dtype=np.float32), {}
+
+    def _observation(self) -> np.ndarray:
+        return np.array(self.state, dtype=np.float32)
 
     def draw(self, canvas: Canvas) -> None:
         """Draw the cart and pole on ``canvas``."""

@@ -31,13 +31,53 @@ from palaestra.envs.classic_control.dynamics.mountain_car import (
 from palaestra.envs.classic_control.rendering import Canvas, rotate
 from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
 
-__all__ = ["MountainCarEnv", "draw_mountain_car"]
+__all__ = ["MountainCarBase", "MountainCarEnv", "draw_mountain_car"]
 
 # Key codes of the left and right arrows, as `palaestra.utils.play` reports them.
 KEY_LEFT, KEY_RIGHT = 276, 275
 
 
-class MountainCarEnv(ClassicControlEnv):
+class MountainCarBase(ClassicControlEnv):
+    """What both mountain cars share: the track's attributes, the reset and the drawing.
+
+    Subclasses set ``params`` to a :class:`MountainCarParams` or
+    :class:`ContinuousMountainCarParams`.
+
+    Example:
+        >>> low, high = MountainCarEnv().track_bounds()
+        >>> high
+        array([0.6 , 0.07], dtype=float32)
+    """
+
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
+    screen_width = 600
+    screen_height = 400
+
+    min_position = ParamAttribute("min_position")
+    max_position = ParamAttribute("max_position")
+    max_speed = ParamAttribute("max_speed")
+    goal_position = ParamAttribute("goal_position")
+    goal_velocity = ParamAttribute("goal_velocity")
+
+    def track_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the float32 ``(low, high)`` bounds of the (position, velocity) observation."""
+        low = np.array([self.min_position, -self.max_speed], dtype=np.float32)
+        high = np.array([self.max_position, self.max_speed], dtype=np.float32)
+        return low, high
+
+    def _start_episode(self, options: dict[str, Any] | None) -> None:
+        low, high = maybe_parse_reset_bounds(options, self.params.reset_low, self.params.reset_high)
+        self.state = mountain_car_initial_state(self.np_random, low, high)
+
+    def _observation(self) -> np.ndarray:
+        return np.array(self.state, dtype=np.float32)
+
+    def draw(self, canvas: Canvas) -> None:
+        """Draw the hill, the flag and the car on ``canvas``."""
+        draw_mountain_car(canvas, self.state, self.params)
+
+
+class MountainCarEnv(MountainCarBase):
     """A car in a valley whose engine is too weak to climb the right hill directly.
 
     Observation (float32): position in ``[-1.2, 0.6]`` and velocity in ``[-0.07, 0.07]``.
@@ -58,66 +98,26 @@ class MountainCarEnv(ClassicControlEnv):
         (-1.0, False, False, {})
     """
 
-    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
-    screen_width = 600
-    screen_height = 400
-
-    min_position = ParamAttribute("min_position")
-    max_position = ParamAttribute("max_position")
-    max_speed = ParamAttribute("max_speed")
-    goal_position = ParamAttribute("goal_position")
-    goal_velocity = ParamAttribute("goal_velocity")
+    checks_action = True
     force = ParamAttribute("force")
     gravity = ParamAttribute("gravity")
 
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
         self.params = MountainCarParams(goal_velocity=goal_velocity)
         self.render_mode = render_mode
-        self.low = np.array([self.min_position, -self.max_speed], dtype=np.float32)
-        self.high = np.array([self.max_position, self.max_speed], dtype=np.float32)
+        self.low, self.high = self.track_bounds()
         self.action_space = spaces.Discrete(3)
         self.observation_space = spaces.Box(self.low, self.high, dtype=np.float32)
         self.state: np.ndarray | None = None
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Accelerate left (0), coast (1) or accelerate right (2) for one step.
-
-        Raises:
-            AssertionError: if ``action`` is not in the action space, or before ``reset``.
-        """
-        assert self.action_space.contains(action), (
-            f"{action!r} ({type(action)}) invalid: expected an element of {self.action_space}"
-        )
-        assert self.state is not None, "Call reset before using step method."
+    def _transition(self, action: Any) -> tuple[np.ndarray, float, bool]:
         self.state = mountain_car_step(self.state, action, self.params)
         terminated = bool(mountain_car_terminated(self.state, self.params))
-        reward = float(mountain_car_reward(terminated))
-        if self.render_mode == "human":
-            self.render()
-        return np.array(self.state, dtype=np.float32), reward, terminated, False, {}
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Put the car at rest at a random position; ``options`` may set ``"low"``/``"high"``.
-
-        Raises:
-            ValueError: if a bound is not a number or ``low > high``.
-        """
-        super().reset(seed=seed)
-        low, high = maybe_parse_reset_bounds(options, self.params.reset_low, self.params.reset_high)
-        self.state = mountain_car_initial_state(self.np_random, low, high)
-        if self.render_mode == "human":
-            self.render()
-        return np.array(self.state, dtype=np.float32), {}
+        return self._observation(), float(mountain_car_reward(terminated)), terminated
 
     def get_keys_to_action(self) -> dict[tuple[int, ...], int]:
         """Keyboard controls for ``palaestra.utils.play``: arrows accelerate, none coasts."""
         return {(): 1, (KEY_LEFT,): 0, (KEY_RIGHT,): 2, (KEY_RIGHT, KEY_LEFT): 1}
-
-    def draw(self, canvas: Canvas) -> None:
-        """Draw the hill, the flag and the car on ``canvas``."""
-        draw_mountain_car(canvas, self.state, self.params)
 
 
 SKY_MARGIN = 0.0

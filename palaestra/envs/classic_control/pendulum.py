@@ -79,38 +79,23 @@ class PendulumEnv(ClassicControlEnv):
         self.state: np.ndarray | None = None
         self.last_u: Any = None
 
-    def step(self, u: np.ndarray) -> tuple[np.ndarray, Any, bool, bool, dict[str, Any]]:
-        """Apply torque ``u`` (shape ``(1,)``, clipped to ``[-2, 2]``) for 0.05 s.
-
-        Raises:
-            AssertionError: before ``reset``.
-        """
-        assert self.state is not None, "Call reset before using step method."
-        torque = pendulum_torque(u, self.params)
+    def _transition(self, action: np.ndarray) -> tuple[np.ndarray, Any, bool]:
+        torque = pendulum_torque(action, self.params)
         self.last_u = torque
+        # The cost is that of the state the torque is applied in.
         reward = pendulum_reward(self.state, torque, self.params)
         self.state = pendulum_step(self.state, torque, self.params)
-        if self.render_mode == "human":
-            self.render()
-        return pendulum_observation(self.state), reward, False, False, {}
+        return self._observation(), reward, False
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Draw a random state; ``options`` may set the bounds ``"x_init"`` and ``"y_init"``.
-
-        Raises:
-            ValueError: if a bound is not a number.
-        """
-        super().reset(seed=seed)
+    def _start_episode(self, options: dict[str, Any] | None) -> None:
         options = options or {}
         x = verify_number_and_cast(options.get("x_init", self.params.reset_angle))
         y = verify_number_and_cast(options.get("y_init", self.params.reset_velocity))
         self.state = pendulum_initial_state(self.np_random, np.array([x, y]))
         self.last_u = None
-        if self.render_mode == "human":
-            self.render()
-        return pendulum_observation(self.state), {}
+
+    def _observation(self) -> np.ndarray:
+        return pendulum_observation(self.state)
 
     def draw(self, canvas: Canvas) -> None:
         """Draw the pendulum and the last torque on ``canvas``."""
