@@ -20,8 +20,8 @@ import numpy as np
 from palaestra import spaces
 from palaestra.envs.classic_control._base import ClassicControlEnv, ParamAttribute
 from palaestra.envs.classic_control.dynamics.mountain_car import (
-    ContinuousMountainCarParams,
     MountainCarParams,
+    TrackParams,
     mountain_car_initial_state,
     mountain_car_reward,
     mountain_car_step,
@@ -40,7 +40,7 @@ KEY_LEFT, KEY_RIGHT = 276, 275
 class MountainCarBase(ClassicControlEnv):
     """What both mountain cars share: the track's attributes, the reset and the drawing.
 
-    Subclasses set ``params`` to a :class:`MountainCarParams` or
+    Subclasses set ``params`` to a :class:`MountainCarParams` or a
     :class:`ContinuousMountainCarParams`.
 
     Example:
@@ -120,7 +120,6 @@ class MountainCarEnv(MountainCarBase):
         return {(): 1, (KEY_LEFT,): 0, (KEY_RIGHT,): 2, (KEY_RIGHT, KEY_LEFT): 1}
 
 
-SKY_MARGIN = 0.0
 GROUND_COLOR = (176, 214, 150)
 TRACK_COLOR = (60, 90, 50)
 CAR_COLOR = (200, 50, 50)
@@ -130,11 +129,7 @@ POLE_COLOR = (90, 70, 50)
 FLAG_COLOR = (250, 200, 30)
 
 
-def draw_mountain_car(
-    canvas: Canvas,
-    state: np.ndarray,
-    params: MountainCarParams | ContinuousMountainCarParams,
-) -> None:
+def draw_mountain_car(canvas: Canvas, state: np.ndarray, params: TrackParams) -> None:
     """Draw one mountain-car ``state``: hill, goal flag and the car tilted with the slope.
 
     Args:

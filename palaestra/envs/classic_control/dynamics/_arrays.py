@@ -130,3 +130,26 @@ def as_type(value: Any, scalar_type: type) -> Any:
     if getattr(value, "ndim", 0) == 0:
         return scalar_type(value)
     return value.astype(scalar_type, copy=False)
+
+
+def uniform_states(
+    rng: np.random.Generator, low: float, high: float, size: int, batch_size: int | None
+) -> np.ndarray:
+    """Draw float64 states whose ``size`` components are all uniform in ``[low, high)``.
+
+    The draw is one ``rng.uniform`` call of the result's shape, the order in which
+    Gymnasium's environments consume their generator, so equal seeds give equal states.
+
+    Args:
+        rng: the generator to draw from.
+        low: lower bound of every component.
+        high: upper bound of every component.
+        size: the number of components of one state.
+        batch_size: ``None`` for one state of shape ``(size,)``, else ``(batch_size, size)``.
+
+    Example:
+        >>> uniform_states(np.random.default_rng(0), -0.1, 0.1, 4, batch_size=3).shape
+        (3, 4)
+    """
+    shape = (size,) if batch_size is None else (batch_size, size)
+    return rng.uniform(low=low, high=high, size=shape)

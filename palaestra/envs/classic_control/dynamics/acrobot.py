@@ -28,6 +28,7 @@ from palaestra.envs.classic_control.dynamics._arrays import (
     components,
     select,
     stack_components,
+    uniform_states,
 )
 
 __all__ = [
@@ -279,17 +280,16 @@ def acrobot_initial_state(
     high: float,
     batch_size: int | None = None,
 ) -> np.ndarray:
-    """Draw float32 initial states uniformly from ``[low, high)`` in every component.
+    """Draw float32 initial acrobot states: angles and velocities uniform in ``[low, high)``.
 
     Args:
-        rng: the generator to draw from (consumed exactly as Gymnasium consumes it).
-        low: lower bound of every component.
-        high: upper bound of every component.
-        batch_size: ``None`` for one state of shape ``(4,)``, else ``(batch_size, 4)``.
+        rng: the generator; one ``uniform`` call of the result's shape, as in Gymnasium.
+        low: lower bound of the angles and velocities.
+        high: their upper bound.
+        batch_size: how many states (a leading axis), or ``None`` for one.
 
     Example:
         >>> acrobot_initial_state(np.random.default_rng(0), -0.1, 0.1).dtype
         dtype('float32')
     """
-    shape = (4,) if batch_size is None else (batch_size, 4)
-    return rng.uniform(low=low, high=high, size=shape).astype(np.float32)
+    return uniform_states(rng, low, high, 4, batch_size).astype(np.float32)

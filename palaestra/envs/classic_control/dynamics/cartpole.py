@@ -19,7 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.dynamics._arrays import components, select, stack_components
+from palaestra.envs.classic_control.dynamics._arrays import (
+    components,
+    select,
+    stack_components,
+    uniform_states,
+)
 
 __all__ = [
     "CartPoleParams",
@@ -183,18 +188,17 @@ def cartpole_initial_state(
     high: float,
     batch_size: int | None = None,
 ) -> np.ndarray:
-    """Draw initial states uniformly from ``[low, high)`` in every component.
+    """Draw initial cart-pole states: every component uniform in ``[low, high)``.
 
     Args:
-        rng: the generator to draw from (consumed exactly as Gymnasium consumes it).
-        low: lower bound of every component.
-        high: upper bound of every component.
-        batch_size: ``None`` for one state of shape ``(4,)``, else ``(batch_size, 4)``.
+        rng: the generator to draw from, in Gymnasium's order.
+        low: the lower bound of each component.
+        high: the upper bound of each component.
+        batch_size: ``None`` for one ``(4,)`` state, else a ``(batch_size, 4)`` batch.
 
     Example:
         >>> state = cartpole_initial_state(np.random.default_rng(0), -0.05, 0.05)
         >>> state.shape, bool(np.all(np.abs(state) < 0.05))
         ((4,), True)
     """
-    shape = (4,) if batch_size is None else (batch_size, 4)
-    return rng.uniform(low=low, high=high, size=shape)
+    return uniform_states(rng, low, high, 4, batch_size)

@@ -34,6 +34,7 @@ from palaestra.envs.classic_control.dynamics._arrays import (
 )
 
 __all__ = [
+    "TrackParams",
     "MountainCarParams",
     "ContinuousMountainCarParams",
     "mountain_car_step",
@@ -47,8 +48,8 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class MountainCarParams:
-    """Every constant of the discrete mountain car.
+class TrackParams:
+    """The constants both mountain cars share: the track, the goal, gravity, the reset range.
 
     Attributes:
         min_position: left wall; the car stops dead against it.
@@ -56,14 +57,13 @@ class MountainCarParams:
         max_speed: velocities are clipped to ``[-max_speed, max_speed]``.
         goal_position: the episode terminates at or beyond this position...
         goal_velocity: ...with at least this velocity.
-        force: acceleration of one throttle step (actions 0, 1, 2 give -1, 0, +1 of it).
         gravity: the strength of the slope's pull.
         reset_low: lower end of the initial-position range.
         reset_high: upper end of the initial-position range.
 
     Example:
-        >>> MountainCarParams(goal_velocity=0.01).goal_velocity
-        0.01
+        >>> TrackParams().max_speed
+        0.07
     """
 
     min_position: float = -1.2
@@ -71,49 +71,49 @@ class MountainCarParams:
     max_speed: float = 0.07
     goal_position: float = 0.5
     goal_velocity: float = 0
-    force: float = 0.001
     gravity: float = 0.0025
     reset_low: float = -0.6
     reset_high: float = -0.4
 
 
 @dataclass(frozen=True)
-class ContinuousMountainCarParams:
-    """Every constant of the continuous mountain car.
+class MountainCarParams(TrackParams):
+    """Every constant of the discrete mountain car: the track's, and the engine's force.
 
     Attributes:
+        force: acceleration of one throttle step (actions 0, 1, 2 give -1, 0, +1 of it).
+
+    Example:
+        >>> MountainCarParams(goal_velocity=0.01).goal_velocity
+        0.01
+    """
+
+    force: float = 0.001
+
+
+@dataclass(frozen=True)
+class ContinuousMountainCarParams(TrackParams):
+    """Every constant of the continuous mountain car: the track's (goal at 0.45), and more.
+
+    Attributes:
+        goal_position: 0.45 here.
         min_action: the throttle is clipped to ``[min_action, max_action]``.
         max_action: see ``min_action``.
-        min_position: left wall; the car stops dead against it.
-        max_position: right end of the track.
-        max_speed: velocities are clipped to ``[-max_speed, max_speed]``.
-        goal_position: the episode terminates at or beyond this position...
-        goal_velocity: ...with at least this velocity.
         power: acceleration per unit of throttle.
-        gravity: the strength of the slope's pull.
         goal_reward: the reward for reaching the goal.
         action_cost: the reward loses ``action_cost * action**2`` every step.
-        reset_low: lower end of the initial-position range.
-        reset_high: upper end of the initial-position range.
 
     Example:
         >>> ContinuousMountainCarParams().goal_position
         0.45
     """
 
+    goal_position: float = 0.45
     min_action: float = -1.0
     max_action: float = 1.0
-    min_position: float = -1.2
-    max_position: float = 0.6
-    max_speed: float = 0.07
-    goal_position: float = 0.45
-    goal_velocity: float = 0
     power: float = 0.0015
-    gravity: float = 0.0025
     goal_reward: float = 100.0
     action_cost: float = 0.1
-    reset_low: float = -0.6
-    reset_high: float = -0.4
 
 
 def track_height(position: Any) -> Any:
@@ -161,9 +161,7 @@ def mountain_car_step(state: np.ndarray, action: Any, params: MountainCarParams)
     return stack_components(position, velocity)
 
 
-def mountain_car_terminated(
-    state: np.ndarray, params: MountainCarParams | ContinuousMountainCarParams
-) -> Any:
+def mountain_car_terminated(state: np.ndarray, params: TrackParams) -> Any:
     """Whether the car reached the goal position with at least the goal velocity.
 
     Args:
