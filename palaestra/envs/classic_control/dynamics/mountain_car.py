@@ -153,7 +153,7 @@ def mountain_car_step(state: np.ndarray, action: Any, params: MountainCarParams)
         [-1.2, 0.0]
     """
     p = params
-    position, velocity = state.T
+    position, velocity = components(state)
     velocity = velocity + ((action - 1) * p.force + np.cos(3 * position) * -p.gravity)
     velocity = clip(velocity, -p.max_speed, p.max_speed)
     position = clip(position + velocity, p.min_position, p.max_position)
@@ -183,7 +183,7 @@ def mountain_car_reward(terminated: Any) -> Any:
         >>> mountain_car_reward(np.array([True, False])).tolist()
         [-1.0, -1.0]
     """
-    return np.full(np.shape(terminated), -1.0)
+    return select(terminated, -1.0, -1.0)
 
 
 def continuous_mountain_car_step(
