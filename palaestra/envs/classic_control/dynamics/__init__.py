@@ -10,8 +10,9 @@ Array conventions, shared by every module:
 * A state is a 1-D array (one environment) or a 2-D array whose leading axis is the batch;
   the last axis holds the state components. Actions follow the batch shape: a scalar for
   one environment, a 1-D array for a batch (a 2-D array for continuous actions).
-* The functions unpack the components with ``state.T``, so one environment computes on
-  numpy scalars (fast, and bit-for-bit what Gymnasium computes) and a batch on columns.
+* The functions unpack the components with ``components(state)``: one float64 state gives
+  Python floats (cheap, and rounded exactly as Gymnasium's numpy scalars), one state of
+  another dtype gives numpy scalars of that dtype, and a batch gives its columns.
 * ``x ** 2`` is written where Gymnasium squares a numpy scalar: on scalars numpy calls the C
   library's ``pow``, which in about 0.1% of cases differs by one ulp from ``x * x``; on arrays
   numpy multiplies. One environment therefore matches Gymnasium exactly, and a batch agrees
