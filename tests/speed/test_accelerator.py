@@ -52,3 +52,20 @@ def test_compiled_cartpole_rejects_actions_outside_the_space(num_envs):
     actions[-1] = 2
     with pytest.raises(ValueError, match="must be 0 \\(push left\\) or 1"):
         envs.step(actions)
+
+
+def test_compiled_close_step_follows_the_numpy_rules():
+    from palaestra.envs.classic_control.vector._bookkeeping import close_step
+    from palaestra.envs.classic_control.vector._compiled import compiled_close_step
+
+    rng = np.random.default_rng(0)
+    rewards = rng.normal(size=50)
+    terminations = rng.random(50) < 0.3
+    elapsed = rng.integers(0, 10, 50)
+    restarting = rng.random(50) < 0.2
+    plain = [a.copy() for a in (rewards, terminations, elapsed)]
+    compiled = [a.copy() for a in (rewards, terminations, elapsed)]
+    expected = close_step(*plain, restarting, 8)
+    actual = compiled_close_step(*compiled, restarting, 8)
+    for want, got in zip((*expected, *plain), (*actual, *compiled), strict=True):
+        np.testing.assert_array_equal(got, want)

@@ -21,6 +21,7 @@ from palaestra import error, spaces
 from palaestra.envs.classic_control._base import ClassicControlEnv
 from palaestra.envs.classic_control.rendering import Canvas
 from palaestra.envs.classic_control.vector._accelerator import resolve_accelerator
+from palaestra.envs.classic_control.vector._bookkeeping import NO_LIMIT, close_step
 from palaestra.envs.classic_control.vector._generators import GeneratorBatch, GeneratorRows
 from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
 from palaestra.vector.utils import batch_space
@@ -93,6 +94,9 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.fresh = np.zeros(self.num_envs, dtype=np.bool_)
         self.elapsed_steps = np.zeros(self.num_envs, dtype=np.int64)
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+        self._ended_rows = np.zeros(0, dtype=np.int64)
+        self._no_restarts = np.zeros(self.num_envs, dtype=np.bool_)
+        self._close_step = self._choose_close_step()
         self._has_fresh = False
         self._every_row = self.generators.rows()
         self._action_shape = self.action_space.shape
@@ -101,6 +105,25 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             start = int(self.single_action_space.start)
             self._action_bounds = (start, start + int(self.single_action_space.n))
         self._canvas: Canvas | None = None
+
+    def _choose_close_step(self) -> Any:
+        limit = NO_LIMIT if self.max_episode_steps is None else int(self.max_episode_steps)
+        if self.accelerator == "numba":
+            from palaestra.envs.classic_control.vector._compiled import compiled_close_step
+
+            def compiled(rewards: Any, terminations: Any, restarting: Any) -> Any:
+                if restarting is None:
+                    restarting = self._no_restarts
+                return compiled_close_step(
+                    rewards, terminations, self.elapsed_steps, restarting, limit
+                )
+
+            return compiled
+
+        def plain(rewards: Any, terminations: Any, restarting: Any) -> Any:
+            return close_step(rewards, terminations, self.elapsed_steps, restarting, limit)
+
+        return plain
 
     # Hooks -------------------------------------------------------------------------------
 
@@ -173,6 +196,7 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 dtype=self.single_observation_space.dtype,
             )
         self._restart(indices, initial)
+        self._ended_rows = np.flatnonzero(self._ended)
         # The previous observations were handed out; update a copy.
         self._observations = self._observations.copy()
         self._observations[indices] = self.observe(initial)
@@ -207,18 +231,17 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"Cannot call `{type(self).__name__}.step` before `reset`; call reset() first."
             )
         actions = self._checked_actions(actions)
-        restarting = self._ended
-        if not restarting.any():
+        if not len(self._ended_rows):
             return self._step_all(actions, None)
         if self.autoreset_mode is AutoresetMode.DISABLED:
             raise RuntimeError(
-                f"Sub-environments {np.flatnonzero(restarting).tolist()} were stepped after "
+                f"Sub-environments {self._ended_rows.tolist()} were stepped after "
                 "their episodes ended with autoreset_mode=DISABLED; reset them first with "
                 "`reset(options={'reset_mask': mask})`."
             )
         if self.steps_draw_randomness:
             return self._step_with_next_step_resets(actions)
-        return self._step_all(actions, np.flatnonzero(restarting))
+        return self._step_all(actions, self._ended_rows)
 
     def _step_all(self, actions: np.ndarray, restarting: np.ndarray | None) -> Any:
         """Step every row; rows in ``restarting`` (NEXT_STEP autoreset) are then reset.
@@ -233,19 +256,18 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if self._has_fresh:
             self.fresh[:] = False
             self._has_fresh = False
-        self.elapsed_steps += 1
         observations = self.observe(state)
+        truncations, ended, ended_rows = self._close_step(
+            rewards, terminations, None if restarting is None else self._ended
+        )
         if restarting is not None:
-            rewards[restarting] = 0.0
-            terminations[restarting] = False
             initial = self.draw_initial_states(
                 self.generators.rows(restarting), len(restarting), None
             )
             self._restart(restarting, initial)
             observations[restarting] = self.observe(initial)
-        truncations = self._truncations()
-        self._ended = terminations | truncations
-        if self.autoreset_mode is AutoresetMode.SAME_STEP and self._ended.any():
+        self._ended, self._ended_rows = ended, ended_rows
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and len(ended_rows):
             return self._finish_same_step(observations, rewards, terminations, truncations)
         self._observations = observations
         return observations, rewards, terminations, truncations, {}
@@ -271,6 +293,7 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._reset_rows(np.flatnonzero(restarting))
         truncations = self._truncations()
         self._ended = terminations | truncations
+        self._ended_rows = np.flatnonzero(self._ended)
         return self._observations, rewards, terminations, truncations, {}
 
     def _finish_same_step(
@@ -293,6 +316,7 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             "_final_info": ended.copy(),
         }
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+        self._ended_rows = self._ended_rows[:0]
         return self._observations, rewards, terminations, truncations, infos
 
     def _reset_rows(self, indices: np.ndarray) -> None:

@@ -6,8 +6,9 @@ numba cannot take as is gets a compiled stand-in registered with
 :func:`numba.extending.overload`: the array helpers of the dynamics (``stack_components``
 gives a tuple instead of an array, ``components`` unpacks a row or a tuple as it is,
 ``select`` and ``clip`` pick between scalars) and ``tuple.T``, so that ``x, v = state.T``
-also unpacks a tuple state. The frozen parameter
-dataclasses become named tuples with the same field names.
+also unpacks a tuple state. The frozen parameter dataclasses become named tuples with the
+same field names, their string fields :class:`Choice` values that numba compares at compile
+time. A loop over rows keeps no batch-sized temporaries, so it stays in cache at any size.
 
 Importing this module needs numba (the ``fast`` extra).
 """
@@ -17,12 +18,14 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import operator
 from typing import Any
 
 import numba
 import numpy as np
 from numba.core import types
-from numba.extending import overload, overload_attribute
+from numba.core.imputils import lower_constant
+from numba.extending import models, overload, overload_attribute, register_model, typeof_impl
 
 from palaestra.envs.classic_control.dynamics import _arrays
 from palaestra.envs.classic_control.dynamics.cartpole import (
@@ -32,21 +35,17 @@ from palaestra.envs.classic_control.dynamics.cartpole import (
 )
 from palaestra.envs.classic_control.vector import _pcg64
 
-__all__ = ["compile_cartpole", "compiled_draw_doubles", "as_named_tuple", "ROW_LOOP_MAX_BATCH"]
+__all__ = [
+    "compile_cartpole",
+    "compiled_draw_doubles",
+    "compiled_close_step",
+    "as_named_tuple",
+    "Choice",
+]
 
 
 @overload(_arrays.stack_components)
 def _stack_components(*components: Any) -> Any:
-    if isinstance(components[0], types.Array):
-
-        def stack_columns(*components: Any) -> Any:
-            out = np.empty((len(components), components[0].shape[0])).T
-            for column in numba.literal_unroll(range(len(components))):
-                out[:, column] = components[column]
-            return out
-
-        return stack_columns
-
     def stack(*components: Any) -> Any:
         return components
 
@@ -70,13 +69,6 @@ def _components(state: Any) -> Any:
 
 @overload(_arrays.select)
 def _select(condition: Any, if_true: Any, if_false: Any) -> Any:
-    if isinstance(condition, types.Array):
-
-        def where(condition: Any, if_true: Any, if_false: Any) -> Any:
-            return np.where(condition, if_true, if_false)
-
-        return where
-
     def pick(condition: Any, if_true: Any, if_false: Any) -> Any:
         return if_true if condition else if_false
 
@@ -91,17 +83,6 @@ def _clip(value: Any, low: Any, high: Any) -> Any:
     return limit
 
 
-@overload(abs)
-def _array_abs(value: Any) -> Any:
-    if isinstance(value, types.Array):
-
-        def absolute(value: Any) -> Any:
-            return np.abs(value)
-
-        return absolute
-    return None
-
-
 @overload_attribute(types.UniTuple, "T")
 def _tuple_transpose(state: Any) -> Any:
     def transpose(state: Any) -> Any:
@@ -110,17 +91,66 @@ def _tuple_transpose(state: Any) -> Any:
     return transpose
 
 
+class Choice(str):
+    """A string parameter (such as ``kinematics_integrator``) that numba compares at compile time.
+
+    A plain string field would be compared with ``==`` on every row of a compiled loop,
+    which costs more than the physics; a :class:`Choice` is typed by its value, so
+    ``params.kinematics_integrator == "euler"`` becomes a constant.
+
+    Example:
+        >>> Choice("euler") == "euler"
+        True
+    """
+
+
+class _ChoiceType(types.Type):
+    def __init__(self, value: str):
+        self.value = value
+        super().__init__(name=f"Choice({value!r})")
+
+
+@typeof_impl.register(Choice)
+def _typeof_choice(value: Choice, context: Any) -> _ChoiceType:
+    return _ChoiceType(str(value))
+
+
+register_model(_ChoiceType)(models.OpaqueModel)
+
+
+@lower_constant(_ChoiceType)
+def _lower_choice(context: Any, builder: Any, choice_type: Any, value: Any) -> Any:
+    # The value lives in the type; the runtime value carries nothing.
+    return context.get_dummy_value()
+
+
+@overload(operator.eq)
+def _choice_equals(choice: Any, text: Any) -> Any:
+    if isinstance(choice, _ChoiceType) and isinstance(text, types.StringLiteral):
+        equal = choice.value == text.literal_value
+
+        def constant(choice: Any, text: Any) -> Any:
+            return equal
+
+        return constant
+    return None
+
+
 def as_named_tuple(params: Any) -> Any:
     """Return a dataclass instance's fields as a named tuple that numba can read.
 
+    String fields become :class:`Choice` values, settled at compile time.
+
     Example:
         >>> from palaestra.envs.classic_control.dynamics.cartpole import CartPoleParams
-        >>> as_named_tuple(CartPoleParams()).tau
-        0.02
+        >>> constants = as_named_tuple(CartPoleParams())
+        >>> constants.tau, type(constants.kinematics_integrator).__name__
+        (0.02, 'Choice')
     """
     names = [field.name for field in dataclasses.fields(params)]
     tuple_type = collections.namedtuple(f"{type(params).__name__}Tuple", names)  # type: ignore[misc]
-    return tuple_type(*(getattr(params, name) for name in names))
+    values = [getattr(params, name) for name in names]
+    return tuple_type(*(Choice(v) if isinstance(v, str) else v for v in values))
 
 
 _multiply_wide_compiled = numba.njit(_pcg64._multiply_wide)
@@ -156,14 +186,6 @@ def compiled_draw_doubles(
             state_high, state_low = _step(state_high, state_low, inc_high[row], inc_low[row])
             out[j, column] = (_output(state_high, state_low) >> np.uint64(11)) * _UNIT
         high[row], low[row] = state_high, state_low
-
-
-# Up to this batch size a loop over rows beats numba's whole-array expressions (whose
-# temporaries cost a fixed overhead); above it the row loop's per-row parameter checks (a
-# string comparison for the integrator) cost more.
-ROW_LOOP_MAX_BATCH = 32
-# Larger batches are computed in chunks of this many rows, whose temporaries stay in cache.
-CHUNK_ROWS = 2048
 
 
 @functools.cache
@@ -206,28 +228,9 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
             rewards[i] = reward(ended, sutton_barto_reward)
         return next_states, rewards, terminations
 
-    @numba.njit
-    def in_chunks(states: np.ndarray, actions: np.ndarray) -> Any:
-        count = states.shape[0]
-        next_states = np.empty((4, count)).T
-        rewards = np.empty(count)
-        terminations = np.empty(count, dtype=np.bool_)
-        for start in range(0, count, CHUNK_ROWS):
-            stop = min(start + CHUNK_ROWS, count)
-            if np.any((actions[start:stop] != 0) & (actions[start:stop] != 1)):
-                raise ValueError("action outside {0, 1}")
-            chunk = step(states[start:stop], actions[start:stop], constants)
-            ended = terminated(chunk, constants)
-            next_states[start:stop] = chunk
-            rewards[start:stop] = reward(ended, sutton_barto_reward)
-            terminations[start:stop] = ended
-        return next_states, rewards, terminations
-
     def advance(states: np.ndarray, actions: np.ndarray) -> Any:
         try:
-            if len(states) <= ROW_LOOP_MAX_BATCH:
-                return row_loop(states, actions)
-            return in_chunks(states, actions)
+            return row_loop(states, actions)
         except ValueError as e:
             raise ValueError(
                 f"Actions {actions.tolist()} are outside the action space of CartPole; each "
@@ -235,3 +238,35 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
             ) from e
 
     return advance
+
+
+@numba.njit(cache=True)
+def compiled_close_step(
+    rewards: np.ndarray,
+    terminations: np.ndarray,
+    elapsed: np.ndarray,
+    restarting: np.ndarray,
+    max_steps: int,
+) -> Any:
+    """:func:`~palaestra.envs.classic_control.vector._bookkeeping.close_step` in one pass.
+
+    ``restarting`` is a mask (all False when no row restarts).
+    """
+    count = rewards.shape[0]
+    truncations = np.empty(count, dtype=np.bool_)
+    ended = np.empty(count, dtype=np.bool_)
+    ended_rows = np.empty(count, dtype=np.int64)
+    ended_count = 0
+    for i in range(count):
+        if restarting[i]:
+            rewards[i] = 0.0
+            terminations[i] = False
+            elapsed[i] = 0
+        else:
+            elapsed[i] += 1
+        truncations[i] = elapsed[i] >= max_steps
+        ended[i] = terminations[i] or truncations[i]
+        if ended[i]:
+            ended_rows[ended_count] = i
+            ended_count += 1
+    return truncations, ended, ended_rows[:ended_count]
