@@ -15,7 +15,7 @@ pytest.importorskip("numba")
 
 
 @pytest.mark.parametrize("num_envs", [8, 600])
-def test_numba_cartpole_matches_numpy_row_loop_and_whole_batch(num_envs):
+def test_numba_cartpole_matches_the_numpy_path(num_envs):
     actions = random_actions("CartPole-v1", num_envs, 60)
     trajectories = [
         record(CartPoleVectorEnv(num_envs, accelerator=accelerator), actions)
