@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.dynamics._arrays import clip, stack_components
+from palaestra.envs.classic_control.dynamics._arrays import clip, components, stack_components
 
 __all__ = [
     "PendulumParams",
@@ -104,6 +104,8 @@ def pendulum_reward(state: np.ndarray, torque: Any, params: PendulumParams) -> A
         >>> float(pendulum_reward(np.zeros(2), np.float32(0.0), PendulumParams()))
         -0.0
     """
+    # Numpy scalars, not floats: a Python float plus the float32 torque term would give
+    # float32, where Gymnasium's float64 state components keep the cost in float64.
     theta, theta_dot = state.T
     cost = angle_normalize(theta) ** 2 + 0.1 * theta_dot**2 + 0.001 * (torque**2)
     return -cost
@@ -125,7 +127,7 @@ def pendulum_step(state: np.ndarray, torque: Any, params: PendulumParams) -> np.
         [0.015, 0.3]
     """
     p = params
-    theta, theta_dot = state.T
+    theta, theta_dot = components(state)
     angular_acc = 3 * p.g / (2 * p.l) * np.sin(theta) + 3.0 / (p.m * p.l**2) * torque
     new_theta_dot = clip(theta_dot + angular_acc * p.dt, -p.max_speed, p.max_speed)
     new_theta = theta + new_theta_dot * p.dt
@@ -139,7 +141,7 @@ def pendulum_observation(state: np.ndarray) -> np.ndarray:
         >>> pendulum_observation(np.array([0.0, 1.5])).tolist()
         [1.0, 0.0, 1.5]
     """
-    theta, theta_dot = state.T
+    theta, theta_dot = components(state)
     return stack_components(np.cos(theta), np.sin(theta), theta_dot, dtype=np.float32)
 
 
