@@ -552,18 +552,19 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         failed += [
             worker
             for worker, what in self._collect([w for w in done if self._is_done(w)], infos)
-            if self._fail_or_flag(worker, what)
+            if self._restart_wanted(worker, what)
         ]
         for worker in failed:
             self._restart(worker)
         return failed
 
-    def _fail_or_flag(self, worker: _Worker, what: str) -> bool:
+    def _restart_wanted(self, worker: _Worker, what: str) -> bool:
+        """Return True for a failed worker to restart; raise WorkerError if not restarting."""
         try:
             self._fail(worker, what)
         except _Restart:
             return True
-        return False
+        raise AssertionError("_fail always raises")
 
     def _workers_of(self, ids: np.ndarray) -> list[_Worker]:
         workers = [w for w in self._workers if np.isin(w.env_indices, ids).any()]
