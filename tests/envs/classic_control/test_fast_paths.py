@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from palaestra.envs.classic_control.dynamics._arrays import components
+import palaestra
+from palaestra.envs.classic_control.dynamics import acrobot
+from palaestra.envs.classic_control.dynamics._arrays import any_true, components
 from palaestra.spaces import Discrete
 
 CANDIDATES = [
@@ -75,3 +77,57 @@ def test_components_of_a_batch_are_its_columns():
     first, second = components(batch)
     assert first.tolist() == [0.0, 2.0, 4.0]
     assert second.tolist() == [1.0, 3.0, 5.0]
+
+
+def step_both(ours, theirs, actions, seed: int = 0) -> None:
+    """Step both environments through ``actions``; every result must be identical."""
+    ours.reset(seed=seed)
+    theirs.reset(seed=seed)
+    for step, action in enumerate(actions):
+        result, expected = ours.step(action), theirs.step(action)
+        context = f"step {step}, action {action!r}"
+        np.testing.assert_array_equal(result[0], expected[0], err_msg=context)
+        assert result[0].dtype == expected[0].dtype, context
+        assert result[1] == expected[1] and type(result[1]) is type(expected[1]), context
+        assert result[2:] == expected[2:], context
+        if result[2] or result[3]:
+            ours.reset()
+            theirs.reset()
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"])
+def test_sampled_numpy_integer_actions_give_gymnasiums_steps(gymnasium, env_id):
+    theirs = gymnasium.make(env_id)
+    theirs.action_space.seed(4)
+    actions = [theirs.action_space.sample() for _ in range(300)]
+    assert type(actions[0]) is np.int64
+    step_both(palaestra.make(env_id), theirs, actions)
+
+
+def test_float64_throttles_cost_what_gymnasiums_math_pow_charges(gymnasium):
+    # x * x and pow(x, 2) differ by an ulp for about one float64 in a thousand. (With float64
+    # throttles Gymnasium also steps the velocity in float64, which the shared batch-capable
+    # dynamics do not; observations may differ by a float32 ulp, so only rewards are compared.)
+    env_id = "MountainCarContinuous-v0"
+    ours, theirs = palaestra.make(env_id), gymnasium.make(env_id)
+    ours.reset(seed=0)
+    theirs.reset(seed=0)
+    for action in np.random.default_rng(0).uniform(-1.0, 1.0, size=(2000, 1)):
+        assert ours.step(action)[1] == theirs.step(action)[1], action
+
+
+def test_wrap_angle_wraps_a_python_float():
+    assert acrobot.wrap_angle(4.0) == 4.0 - 2 * np.pi
+
+
+def test_torque_of_one_action_is_a_python_float():
+    assert acrobot.acrobot_torque(np.int64(2), acrobot.AcrobotParams()) == 1.0
+    assert type(acrobot.acrobot_torque(np.int64(2), acrobot.AcrobotParams())) is float
+
+
+@pytest.mark.parametrize(
+    ("condition", "expected"),
+    [(False, False), (np.True_, True), (np.array([False, True]), True), (np.zeros(3, bool), False)],
+)
+def test_any_true_reads_scalars_and_arrays(condition, expected):
+    assert any_true(condition) is expected
