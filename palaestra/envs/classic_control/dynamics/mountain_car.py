@@ -131,10 +131,18 @@ def _throttle(action: Any) -> Any:
     return np.asarray(action)[..., 0][()]
 
 
-def _stop_at_left_wall(position: Any, velocity: Any, min_position: float) -> Any:
-    """Return the velocity after an inelastic hit of the left wall."""
+def _roll(position: Any, velocity: Any, acceleration: Any, params: TrackParams) -> Any:
+    """Return ``(position, velocity)`` after one step with ``acceleration`` on the track.
+
+    The velocity is limited to ``max_speed``, the position to the track, and a car that hits
+    the left wall stops dead (an inelastic collision).
+    """
+    p = params
+    velocity = clip(velocity + acceleration, -p.max_speed, p.max_speed)
+    position = clip(position + velocity, p.min_position, p.max_position)
     # A Python zero takes the dtype of the state it is stacked into (or of the batch).
-    return select((position == min_position) & (velocity < 0), 0.0, velocity)
+    velocity = select((position == p.min_position) & (velocity < 0), 0.0, velocity)
+    return position, velocity
 
 
 def mountain_car_step(state: np.ndarray, action: Any, params: MountainCarParams) -> np.ndarray:
@@ -154,11 +162,8 @@ def mountain_car_step(state: np.ndarray, action: Any, params: MountainCarParams)
     """
     p = params
     position, velocity = components(state)
-    velocity = velocity + ((action - 1) * p.force + np.cos(3 * position) * -p.gravity)
-    velocity = clip(velocity, -p.max_speed, p.max_speed)
-    position = clip(position + velocity, p.min_position, p.max_position)
-    velocity = _stop_at_left_wall(position, velocity, p.min_position)
-    return stack_components(position, velocity)
+    acceleration = (action - 1) * p.force + np.cos(3 * position) * -p.gravity
+    return stack_components(*_roll(position, velocity, acceleration, p))
 
 
 def mountain_car_terminated(state: np.ndarray, params: TrackParams) -> Any:
@@ -191,6 +196,10 @@ def continuous_mountain_car_step(
 ) -> np.ndarray:
     """Advance continuous mountain-car states by one step, in the state's precision.
 
+    With float32 throttles (the action space's dtype) this rounds exactly as Gymnasium does.
+    A float64 throttle within range makes Gymnasium add the velocity change in float64; here
+    it is added in the state's precision, so the velocity may differ by a float32 ulp.
+
     Args:
         state: shape ``(2,)`` or ``(batch, 2)``; float64 right after reset, float32 after.
         action: throttle array, shape ``(1,)`` or ``(batch, 1)``, any values (clipped).
@@ -215,11 +224,8 @@ def continuous_mountain_car_step(
     in_range = (throttle >= p.min_action) & (throttle <= p.max_action)
     narrow = force * p.power - as_type(slope, force.dtype.type)
     wide = as_type(force, np.float64) * p.power - slope
-    velocity = velocity + as_type(select(in_range, narrow, wide), real)
-    velocity = clip(velocity, -p.max_speed, p.max_speed)
-    position = clip(position + velocity, p.min_position, p.max_position)
-    velocity = _stop_at_left_wall(position, velocity, p.min_position)
-    return stack_components(position, velocity, dtype=np.float32)
+    acceleration = as_type(select(in_range, narrow, wide), real)
+    return stack_components(*_roll(position, velocity, acceleration, p), dtype=np.float32)
 
 
 def continuous_mountain_car_reward(
