@@ -19,6 +19,8 @@ def _missing(module: str) -> bool:
 collect_ignore_glob: list[str] = []
 if _missing("jax"):
     collect_ignore_glob += ["palaestra/wrappers/jax_*.py", "palaestra/wrappers/vector/jax_*.py"]
+if _missing("numba"):
+    collect_ignore_glob += ["palaestra/envs/classic_control/vector/_compiled.py"]
 if _missing("torch"):
     collect_ignore_glob += [
         "palaestra/train/*",
