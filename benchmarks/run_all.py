@@ -79,19 +79,19 @@ SUITE = [
     ),
 ] + [
     (
-        f"{env_id}: native batched vs EnvPool (when installed) and Gymnasium",
+        f"{env_id}: native batched vs EnvPool sync (when installed) and Gymnasium",
         [
             env_id,
             "--modes",
-            "native,native-numba,envpool,gym-native,gym-sync",
+            "native,native-numba,envpool," + ("gym-native" if env_id == CLASSIC[0] else "gym-sync"),
             "--num-envs",
-            "1024",
+            "8,64,1024",
             "--steps",
             "100",
         ],
-        "envpool" if importlib.util.find_spec("envpool") else "gym-sync",
+        "envpool" if importlib.util.find_spec("envpool") else "gym-native",
     )
-    for env_id in CLASSIC[1:]
+    for env_id in CLASSIC
 ]
 
 

@@ -73,10 +73,44 @@ def _gymnasium(mode: str) -> Callable[[str, int], Any]:
     return make
 
 
-def _envpool(env_id: str, num_envs: int) -> Any:
-    import envpool
+class EnvPoolSync:
+    """EnvPool in its synchronous mode (``batch_size == num_envs``), shaped like a vector env.
 
-    return envpool.make_gymnasium(env_id, num_envs=num_envs)
+    EnvPool's ``action_space`` is the single sub-env's; the bench samples whole batches, so
+    this adapter offers the batched space and passes everything else through. EnvPool is
+    only ever a benchmark reference, never a dependency.
+
+    Args:
+        env_id: an id EnvPool knows (the classic-control ids share Gymnasium's).
+        num_envs: the number of sub-environments.
+    """
+
+    def __init__(self, env_id: str, num_envs: int):
+        import envpool
+
+        from palaestra import spaces
+        from palaestra.vector.utils import batch_space
+
+        self.pool = envpool.make_gymnasium(env_id, num_envs=num_envs, batch_size=num_envs)
+        self.num_envs = num_envs
+        single = self.pool.action_space
+        if hasattr(single, "n"):
+            single = spaces.Discrete(int(single.n), start=int(single.start))
+        else:
+            single = spaces.Box(single.low, single.high, single.shape, single.dtype)
+        self.action_space = batch_space(single, num_envs)
+
+    def reset(self, **kwargs: Any) -> Any:
+        """Reset every sub-environment (EnvPool seeds at construction; ``seed`` is ignored)."""
+        return self.pool.reset()
+
+    def step(self, actions: Any) -> Any:
+        """Step every sub-environment."""
+        return self.pool.step(actions)
+
+    def close(self) -> None:
+        """Close the pool."""
+        self.pool.close()
 
 
 MODES: dict[str, tuple[Callable[[str, int], Any], str | None]] = {
@@ -89,7 +123,7 @@ MODES: dict[str, tuple[Callable[[str, int], Any], str | None]] = {
     "gym-native": (_gymnasium("vector_entry_point"), "gymnasium"),
     "gym-sync": (_gymnasium("sync"), "gymnasium"),
     "gym-async": (_gymnasium("async"), "gymnasium"),
-    "envpool": (_envpool, "envpool"),
+    "envpool": (EnvPoolSync, "envpool"),
 }
 """Mode name -> (factory ``(env_id, num_envs) -> vector env``, module it needs or None)."""
 

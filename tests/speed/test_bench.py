@@ -79,3 +79,9 @@ def test_table_cells_show_rate_and_ratio():
         "| a | 2.50M (3.00x) |  |",
         "| b |  | 900 |",
     ]
+
+
+def test_envpool_mode_steps_whole_batches_of_sampled_actions(capsys):
+    pytest.importorskip("envpool")
+    (line,) = bench_lines(capsys, "CartPole-v1", "--modes", "envpool", "--num-envs", "4")
+    assert line["mode"] == "envpool" and line["steps_per_s"] > 0
