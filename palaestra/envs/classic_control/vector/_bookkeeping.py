@@ -46,4 +46,5 @@ def close_step(
         elapsed[restarting] = 0
     truncations = elapsed >= max_steps
     ended = terminations | truncations
-    return truncations, ended, np.flatnonzero(ended)
+    # nonzero() on the 1-D mask itself: np.flatnonzero adds a ravel and a Python-level call.
+    return truncations, ended, ended.nonzero()[0]

@@ -16,7 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.vector._pcg64 import join_state, next_double, split_state
+from palaestra.envs.classic_control.vector._pcg64 import (
+    doubles_after_jumps,
+    join_state,
+    jump_constants,
+    multiply_128,
+    split_state,
+)
 from palaestra.utils import seeding
 
 __all__ = ["GeneratorBatch", "GeneratorRows", "GENERATOR_OBJECTS_MAX_ENVS"]
@@ -115,6 +121,8 @@ class GeneratorBatch:
         self._high, self._low, self._inc_high, self._inc_low = (
             np.zeros(num_envs, dtype=np.uint64) for _ in range(4)
         )
+        # Per draw count: the jump multipliers and every stream's jump increments.
+        self._jumps: dict[int, tuple[tuple[np.ndarray, np.ndarray], tuple[Any, Any]]] = {}
 
     def seed(self, indices: np.ndarray, seeds: Sequence[int | None]) -> None:
         """Reseed the streams at ``indices``; ``seeds`` holds one entry per sub-env."""
@@ -136,6 +144,7 @@ class GeneratorBatch:
             states
         )
         self.seeded[rows] = True
+        self._jumps.clear()
 
     def rows(self, indices: np.ndarray | None = None) -> GeneratorRows:
         """Return the streams at ``indices`` (all for ``None``), for batched draws."""
@@ -152,22 +161,30 @@ class GeneratorBatch:
             out = np.empty((len(rows), count), dtype=np.float64)
             self._compiled_draw(self._high, self._low, self._inc_high, self._inc_low, rows, out)
             return out
+        multipliers, (increment_high, increment_low) = self._jump_table(count)
         if indices is None:
-            state = (self._high, self._low, self._inc_high, self._inc_low)
+            high, low = self._high, self._low
         else:
-            state = (
-                self._high[indices],
-                self._low[indices],
-                self._inc_high[indices],
-                self._inc_low[indices],
-            )
-        high, low, inc_high, inc_low = state
-        draws = np.empty((len(high), count), dtype=np.float64)
-        for column in range(count):
-            draws[:, column], high, low = next_double(high, low, inc_high, inc_low)
+            high, low = self._high[indices], self._low[indices]
+            increment_high, increment_low = increment_high[indices], increment_low[indices]
+        draws, high, low = doubles_after_jumps(
+            high[:, None], low[:, None], multipliers, (increment_high, increment_low)
+        )
         target = slice(None) if indices is None else indices
         self._high[target], self._low[target] = high, low
         return draws
+
+    def _jump_table(self, count: int) -> Any:
+        """Return the constants that draw ``count`` doubles from every stream in one jump."""
+        table = self._jumps.get(count)
+        if table is None:
+            multipliers, factors = jump_constants(count)
+            multiplier_halves = tuple(half[None] for half in _halves(multipliers))
+            increments = multiply_128(
+                self._inc_high[:, None], self._inc_low[:, None], *_halves(factors)
+            )
+            table = self._jumps[count] = (multiplier_halves, increments)
+        return table
 
     @property
     def generators(self) -> tuple[np.random.Generator | None, ...]:
@@ -194,3 +211,9 @@ class GeneratorBatch:
             }
             snapshots.append(np.random.Generator(bit_generator))
         return tuple(snapshots)
+
+
+def _halves(numbers: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """128-bit integers as two ``uint64`` arrays, high halves and low halves."""
+    high, low, _, _ = split_state([{"state": n, "inc": 0} for n in numbers])
+    return high, low

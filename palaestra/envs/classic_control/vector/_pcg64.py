@@ -13,7 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pcg64_step", "pcg64_output", "next_double", "split_state", "join_state"]
+__all__ = [
+    "pcg64_step",
+    "pcg64_output",
+    "next_double",
+    "split_state",
+    "join_state",
+    "jump_constants",
+    "multiply_128",
+    "doubles_after_jumps",
+]
 
 _MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
 _MULTIPLIER_HIGH = np.uint64(_MULTIPLIER >> 64)
@@ -84,6 +93,93 @@ def next_double(
     """
     high, low = pcg64_step(high, low, inc_high, inc_low)
     return (pcg64_output(high, low) >> _11) * _DOUBLE_UNIT, high, low
+
+
+def jump_constants(count: int) -> tuple[list[int], list[int]]:
+    """Return the constants that advance an LCG state by ``j = 1..count`` steps at once.
+
+    ``j`` steps of ``s -> a * s + c`` give ``a**j * s + c * (1 + a + ... + a**(j-1))``
+    (mod 2**128): the multipliers ``a**j`` and the factors of the increment are returned.
+
+    Example:
+        >>> multipliers, factors = jump_constants(2)
+        >>> multipliers[0] == _MULTIPLIER, factors == [1, 1 + _MULTIPLIER]
+        (True, True)
+    """
+    mask = 2**128 - 1
+    multipliers, factors = [], []
+    power, total = 1, 0
+    for _ in range(count):
+        total = (total + power) & mask
+        power = (power * _MULTIPLIER) & mask
+        multipliers.append(power)
+        factors.append(total)
+    return multipliers, factors
+
+
+def multiply_128(
+    high: np.ndarray, low: np.ndarray, other_high: np.ndarray, other_low: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the product of two 128-bit numbers (as ``uint64`` halves) modulo 2**128.
+
+    The halves broadcast against each other, so a column of states times a row of
+    constants gives a table of products.
+
+    Example:
+        >>> x, y = 2**100 + 3, 2**127 + 2**63 + 5
+        >>> halves = lambda n: split_state([{"state": n, "inc": 0}])[:2]
+        >>> join_state(*multiply_128(*halves(x), *halves(y)))[0] == x * y % 2**128
+        True
+    """
+    product_high, product_low = _multiply_wide(low, other_low)
+    product_high += low * other_high
+    product_high += high * other_low
+    return product_high, product_low
+
+
+def doubles_after_jumps(
+    high: np.ndarray,
+    low: np.ndarray,
+    multipliers: tuple[np.ndarray, np.ndarray],
+    increments: tuple[np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Draw ``count`` doubles from each of ``k`` streams in one pass over a ``(k, count)`` table.
+
+    Column ``j`` holds the state ``j + 1`` steps ahead, reached in one jump (see
+    :func:`jump_constants`) rather than ``j + 1`` sequential steps: a few operations on one
+    table instead of a few dozen per column.
+
+    Args:
+        high: the high halves of the streams' states, shape ``(k, 1)``.
+        low: their low halves, shape ``(k, 1)``.
+        multipliers: halves of ``a**j``, shape ``(1, count)``.
+        increments: halves of each stream's increment times the factor of ``j``,
+            shape ``(k, count)``.
+
+    Returns:
+        The doubles ``(k, count)`` and the halves of the streams' last states, ``(k,)``.
+
+    Example:
+        >>> gen = np.random.Generator(np.random.PCG64(7))
+        >>> state = split_state([gen.bit_generator.state["state"]])
+        >>> multipliers, factors = jump_constants(3)
+        >>> table = lambda values: split_state([{"state": v, "inc": 0} for v in values])[:2]
+        >>> increments = multiply_128(state[2][:, None], state[3][:, None], *table(factors))
+        >>> a_high, a_low = table(multipliers)
+        >>> doubles, *_ = doubles_after_jumps(
+        ...     state[0][:, None], state[1][:, None], (a_high[None], a_low[None]), increments)
+        >>> doubles[0].tolist() == gen.random(3).tolist()
+        True
+    """
+    jumped_high, jumped_low = multiply_128(high, low, *multipliers)
+    increment_high, increment_low = increments
+    jumped_low += increment_low
+    jumped_high += increment_high
+    # A wrapped low half carries one into the high half.
+    jumped_high += jumped_low < increment_low
+    doubles = pcg64_output(jumped_high, jumped_low)
+    doubles >>= _11
+    return doubles * _DOUBLE_UNIT, jumped_high[:, -1], jumped_low[:, -1]
 
 
 def split_state(states: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
