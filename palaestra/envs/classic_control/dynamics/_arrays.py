@@ -116,6 +116,24 @@ def clip(value: Any, low: Any, high: Any) -> Any:
     return np.minimum(np.maximum(value, low), high)
 
 
+def rounded_like(value: Any, other: Any) -> Any:
+    """Return ``value`` ready for arithmetic with ``other`` in ``other``'s precision.
+
+    A scalar becomes a Python float, which numpy rounds to the precision of the numpy scalar
+    it meets (a float32 one, say), just as it rounds Gymnasium's Python-float intermediates;
+    this costs a fraction of building a numpy scalar. An array is cast to ``other``'s dtype.
+
+    Example:
+        >>> np.float32(0.5) - rounded_like(np.float64(0.1), np.float32(0.5))
+        np.float32(0.4)
+        >>> rounded_like(np.array([0.1]), np.zeros(2, dtype=np.float32)).dtype
+        dtype('float32')
+    """
+    if getattr(value, "ndim", 0) == 0:
+        return float(value)
+    return value.astype(other.dtype, copy=False)
+
+
 def as_type(value: Any, scalar_type: type) -> Any:
     """Convert ``value`` to the numpy ``scalar_type`` (e.g. ``np.float32``), rounding once.
 

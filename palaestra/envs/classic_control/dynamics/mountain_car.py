@@ -29,6 +29,7 @@ from palaestra.envs.classic_control.dynamics._arrays import (
     as_type,
     clip,
     components,
+    rounded_like,
     select,
     stack_components,
 )
@@ -214,7 +215,6 @@ def continuous_mountain_car_step(
         array([-0.49867684,  0.00132316], dtype=float32)
     """
     p = params
-    real = state.dtype.type
     position, velocity = components(state)
     throttle = _throttle(action)
     force = clip(throttle, p.min_action, p.max_action)
@@ -222,9 +222,9 @@ def continuous_mountain_car_step(
     # In range, the throttle keeps its own (float32) dtype through the product; a clipped
     # throttle is a Python float in Gymnasium, so that product stays in float64.
     in_range = (throttle >= p.min_action) & (throttle <= p.max_action)
-    narrow = force * p.power - as_type(slope, force.dtype.type)
+    narrow = force * p.power - rounded_like(slope, force)
     wide = as_type(force, np.float64) * p.power - slope
-    acceleration = as_type(select(in_range, narrow, wide), real)
+    acceleration = rounded_like(select(in_range, narrow, wide), velocity)
     return stack_components(*_roll(position, velocity, acceleration, p), dtype=np.float32)
 
 
