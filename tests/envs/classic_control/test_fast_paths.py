@@ -7,7 +7,7 @@ import pytest
 
 import palaestra
 from palaestra.envs.classic_control.dynamics import acrobot
-from palaestra.envs.classic_control.dynamics._arrays import any_true, components
+from palaestra.envs.classic_control.dynamics._arrays import any_true, components, rounded_like
 from palaestra.spaces import Discrete
 
 CANDIDATES = [
@@ -131,3 +131,15 @@ def test_torque_of_one_action_is_a_python_float():
 )
 def test_any_true_reads_scalars_and_arrays(condition, expected):
     assert any_true(condition) is expected
+
+
+def test_rounded_like_rounds_a_scalar_where_it_meets_a_float32():
+    value = np.float64(0.1)
+    assert np.float32(0.5) - rounded_like(value, np.float32(0.5)) == np.float32(0.5) - np.float32(
+        value
+    )
+
+
+def test_rounded_like_casts_an_array_to_the_other_dtype():
+    cast = rounded_like(np.array([0.1, 0.2]), np.zeros(2, dtype=np.float32))
+    assert cast.dtype == np.float32
