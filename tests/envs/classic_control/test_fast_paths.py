@@ -134,10 +134,10 @@ def test_any_true_reads_scalars_and_arrays(condition, expected):
 
 
 def test_rounded_like_rounds_a_scalar_where_it_meets_a_float32():
-    value = np.float64(0.1)
-    assert np.float32(0.5) - rounded_like(value, np.float32(0.5)) == np.float32(0.5) - np.float32(
-        value
-    )
+    value, half = np.float64(0.1), np.float32(0.5)
+    difference = half - rounded_like(value, half)
+    assert difference == half - np.float32(value)
+    assert type(difference) is np.float32
 
 
 def test_rounded_like_casts_an_array_to_the_other_dtype():
