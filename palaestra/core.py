@@ -231,6 +231,13 @@ class Env(AttributeLookup, OwnRandomness, Generic[ObsType, ActType]):
         spec: the :class:`~palaestra.envs.registration.EnvSpec` that ``make`` built it from.
         action_space: the space of valid actions.
         observation_space: the space of observations.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1")
+        >>> observation, info = env.reset(seed=0)
+        >>> env.observation_space.contains(observation), env.unwrapped.np_random_seed
+        (True, 0)
     """
 
     metadata: dict[str, Any] = {"render_modes": []}
