@@ -1,6 +1,6 @@
 """Synthetic environments that burn CPU per step, registered in palaestra and Gymnasium.
 
-``BusyEnv-v0`` burns 1 ms per step; ``JitteryEnv-v0`` burns a uniform 0.2-2 ms. They measure
+``BusyEnv-v0`` burns 1 ms of CPU per step; ``JitteryEnv-v0`` burns a uniform 0.2-2 ms. They measure
 how well a vectorization mode spreads CPU-bound steps over cores. Importing this module (or
 using ids ``benchmarks.busy_env:BusyEnv-v0``) registers both with both libraries.
 
@@ -23,9 +23,14 @@ from palaestra import spaces
 
 
 def burn(seconds: float) -> None:
-    """Keep the CPU busy for ``seconds`` (a busy loop, not a sleep)."""
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
+    """Keep the CPU busy until this thread has used ``seconds`` of CPU time.
+
+    CPU time, not wall time: a burner that loses its core to another process keeps
+    burning until it has done its share of work, so the step costs the same CPU however
+    the cores are shared, and the two-core bound (at most 2x one core's rate) is real.
+    """
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
         pass
 
 

@@ -271,7 +271,8 @@ def _make_for(mode: str) -> Callable[[str, int], Any]:
             env_id,
             num_envs,
             vectorization_mode="pool",
-            vector_kwargs={"num_workers": num_envs, "batch_size": max(1, num_envs // 2)},
+            # The lockstep pool's workers, so that only the stepping differs.
+            vector_kwargs={"batch_size": max(1, num_envs // 2)},
         )
 
     return make_half_batches
