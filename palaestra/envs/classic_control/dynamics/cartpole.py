@@ -29,6 +29,8 @@ from palaestra.envs.classic_control.dynamics._arrays import (
 __all__ = [
     "CartPoleParams",
     "cartpole_step",
+    "cartpole_force",
+    "cartpole_next_components",
     "cartpole_terminated",
     "cartpole_reward",
     "cartpole_reward_after_termination",
@@ -103,9 +105,46 @@ def cartpole_step(state: np.ndarray, action: Any, params: CartPoleParams) -> np.
         >>> cartpole_step(np.zeros(4), 1, CartPoleParams()).round(4).tolist()
         [0.0, 0.1951, 0.0, -0.2927]
     """
-    p = params
     x, x_dot, theta, theta_dot = components(state)
-    force = select(action == 1, p.force_magnitude, -p.force_magnitude)
+    force = cartpole_force(action, params)
+    return stack_components(*cartpole_next_components(x, x_dot, theta, theta_dot, force, params))
+
+
+def cartpole_force(action: Any, params: CartPoleParams) -> Any:
+    """Return the force on the cart: ``+force_magnitude`` for action 1, else the opposite.
+
+    Example:
+        >>> cartpole_force(np.array([0, 1]), CartPoleParams()).tolist()
+        [-10.0, 10.0]
+    """
+    return select(action == 1, params.force_magnitude, -params.force_magnitude)
+
+
+def cartpole_next_components(
+    x: Any, x_dot: Any, theta: Any, theta_dot: Any, force: Any, params: CartPoleParams
+) -> tuple[Any, Any, Any, Any]:
+    """Apply the cart-pole equations: the next state's components from the current ones.
+
+    :func:`cartpole_step` is this on a packed state; a batch that keeps its components as
+    rows of one array calls it directly and writes the results back in place.
+
+    Args:
+        x: cart position(s), floats or arrays of one shape like the other components.
+        x_dot: cart velocity.
+        theta: pole angle.
+        theta_dot: pole angular velocity.
+        force: the force(s) on the cart (see :func:`cartpole_force`).
+        params: the system's constants.
+
+    Returns:
+        The next ``(x, x_dot, theta, theta_dot)``.
+
+    Example:
+        >>> [round(float(c), 4) for c in cartpole_next_components(0.0, 0.0, 0.0, 0.0, 10.0,
+        ...                                                         CartPoleParams())]
+        [0.0, 0.1951, 0.0, -0.2927]
+    """
+    p = params
     cos_theta = np.cos(theta)
     sin_theta = np.sin(theta)
     # Squares are products, exactly as np.square rounds them, on floats and arrays alike.
@@ -124,7 +163,7 @@ def cartpole_step(state: np.ndarray, action: Any, params: CartPoleParams) -> np.
         x = x + p.tau * x_dot
         theta_dot = theta_dot + p.tau * theta_acc
         theta = theta + p.tau * theta_dot
-    return stack_components(x, x_dot, theta, theta_dot)
+    return x, x_dot, theta, theta_dot
 
 
 def cartpole_terminated(state: np.ndarray, params: CartPoleParams) -> Any:

@@ -25,9 +25,17 @@ import numba
 import numpy as np
 from numba.core import types
 from numba.core.imputils import lower_constant
-from numba.extending import models, overload, overload_attribute, register_model, typeof_impl
+from numba.extending import (
+    models,
+    overload,
+    overload_attribute,
+    register_jitable,
+    register_model,
+    typeof_impl,
+)
 
 from palaestra.envs.classic_control.dynamics import _arrays
+from palaestra.envs.classic_control.dynamics import cartpole as _cartpole
 from palaestra.envs.classic_control.dynamics.cartpole import (
     cartpole_reward,
     cartpole_step,
@@ -42,6 +50,11 @@ __all__ = [
     "as_named_tuple",
     "Choice",
 ]
+
+
+# Helpers the dynamics functions call, compiled as they are wherever compiled code calls them.
+for _helper in (_cartpole.cartpole_force, _cartpole.cartpole_next_components):
+    register_jitable(_helper)
 
 
 @overload(_arrays.stack_components)

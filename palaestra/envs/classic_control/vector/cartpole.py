@@ -17,10 +17,12 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.classic_control.cartpole import CartPoleEnv, draw_cartpole
+from palaestra.envs.classic_control.dynamics._arrays import components, stack_components
 from palaestra.envs.classic_control.dynamics.cartpole import (
+    cartpole_force,
     cartpole_initial_state,
+    cartpole_next_components,
     cartpole_reward,
-    cartpole_step,
     cartpole_terminated,
 )
 from palaestra.envs.classic_control.rendering import Canvas
@@ -91,11 +93,21 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
     ) -> Transition:
-        """One cart-pole step for every row."""
+        """One cart-pole step for every row (in place on a column-major batch)."""
         if self._compiled_advance is not None:
             return self._compiled_advance(states, actions)
-        states = cartpole_step(states, actions, self.params)
-        terminations = cartpole_terminated(states, self.params)
+        p = self.params
+        x, x_dot, theta, theta_dot = components(states)
+        following = cartpole_next_components(
+            x, x_dot, theta, theta_dot, cartpole_force(actions, p), p
+        )
+        if states.flags.f_contiguous:
+            # The components are the batch's contiguous rows, one after another: one
+            # concatenation writes the next state over the old one.
+            np.concatenate(following, out=states.ravel(order="F"))
+        else:
+            states = stack_components(*following)
+        terminations = cartpole_terminated(states, p)
         return states, cartpole_reward(terminations, self.sutton_barto_reward), terminations
 
     def draw_frame(self, canvas: Canvas, index: int) -> None:
