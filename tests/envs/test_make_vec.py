@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import palaestra as gym
-from palaestra import error, spaces
+from palaestra import error, spaces, vector
 from palaestra.envs.registration import EnvSpec, VectorizeMode, WrapperSpec
 from tests.envs.test_registration_envs import (
     HERE,
@@ -18,10 +18,6 @@ from tests.envs.test_registration_envs import (
     clean_registry,  # noqa: F401 (autouse fixture)
     write_plugin_module,
 )
-
-vector = pytest.importorskip("palaestra.vector")
-if not hasattr(vector, "SyncVectorEnv"):
-    pytest.skip("palaestra.vector has no SyncVectorEnv yet", allow_module_level=True)
 
 
 class CounterVectorEnv(vector.VectorEnv):

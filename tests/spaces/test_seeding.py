@@ -25,8 +25,12 @@ def test_seed_returns_the_seed_used():
     assert Discrete(3).seed(5) == 5
 
 
-def test_seed_none_returns_fresh_entropy():
-    assert isinstance(Discrete(3).seed(None), int)
+def test_seed_none_returns_fresh_entropy_that_replays_the_stream():
+    first, second = Discrete(1000), Discrete(1000)
+    seed = first.seed(None)
+    assert seed != second.seed(None)
+    replay = Discrete(1000, seed=seed)
+    assert [first.sample() for _ in range(5)] == [replay.sample() for _ in range(5)]
 
 
 def test_generator_is_created_on_first_use():

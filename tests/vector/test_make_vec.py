@@ -26,7 +26,7 @@ class NativeVectorEnv(VectorEnv):
 
 
 @pytest.fixture(autouse=True)
-def test_ids():
+def registered_test_ids():
     palaestra.register(NATIVE_ID, entry_point=PalaestraInfoEnv, vector_entry_point=NativeVectorEnv)
     palaestra.register(PLAIN_ID, entry_point=PalaestraInfoEnv, max_episode_steps=50)
     yield

@@ -42,14 +42,12 @@ def test_make_of_the_spec_rebuilds_the_extra_wrappers(counting_spec):
 
 
 def test_cartpole_stack_repr_matches_gymnasium():
-    pytest.importorskip("palaestra.envs.classic_control.cartpole")
     assert repr(palaestra.make("CartPole-v1")) == (
         "<TimeLimit<OrderEnforcing<PassiveEnvChecker<CartPoleEnv<CartPole-v1>>>>>"
     )
 
 
 def test_cartpole_truncates_at_its_time_limit():
-    pytest.importorskip("palaestra.envs.classic_control.cartpole")
     env = palaestra.make("CartPole-v1", max_episode_steps=5)
     env.reset(seed=0)
     flags = [env.step(i % 2)[2:4] for i in range(5)]
