@@ -344,14 +344,15 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             low, high = self._action_bounds
             # Shifted to start at 0 and read as unsigned, every bad action (below or above)
             # exceeds high - low: one reduction instead of a min and a max.
-            shifted = actions.astype(np.int64, copy=False)
-            if low:
-                shifted = shifted - low
+            integers = actions.astype(np.int64, copy=False)
+            shifted = integers - low if low else integers
             if _largest(shifted.view(np.uint64)) >= high - low:
                 raise ValueError(
                     f"Actions {actions.tolist()} are outside the action space "
                     f"{self.action_space}; each must be an integer in [{low}, {high - 1}]."
                 )
+            # Integers, so that the actions can index tables.
+            return integers
         return actions
 
     def render(self) -> tuple[np.ndarray, ...] | None:
