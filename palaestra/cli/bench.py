@@ -162,7 +162,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--max-envs",
         type=lambda text: dict(item.split("=") for item in _comma_list(text)),
-        default={"sync": "1024", "async": "64", "gym-sync": "1024", "gym-async": "64"},
+        default={
+            "sync": "1024",
+            "async": "64",
+            "gym-sync": "1024",
+            "gym-async": "64",
+            "envpool": "1024",
+        },
         help="largest N per mode, as mode=N pairs (default keeps process-per-env modes small)",
     )
     parser.add_argument("--markdown", metavar="PATH", help="also write a Markdown table here")
