@@ -48,6 +48,9 @@ __all__ = [
     "text_recipes",
     "leaf_recipes",
     "array_leaf_recipes",
+    "SPACE_KINDS",
+    "FLATTENABLE_KINDS",
+    "recipes_of_kind",
     "space_recipes",
     "flattenable_recipes",
     "box_spaces",
@@ -57,6 +60,7 @@ __all__ = [
     "text_spaces",
     "leaf_spaces",
     "spaces",
+    "spaces_of_kind",
     "flattenable_spaces",
     "masks_for",
     "probabilities_for",
@@ -232,38 +236,84 @@ def _graph_recipes() -> st.SearchStrategy[SpaceRecipe]:
 _keys = st.text(string.ascii_lowercase, min_size=1, max_size=3)
 
 
-def _containers(children: st.SearchStrategy[SpaceRecipe], dynamic: bool) -> Any:
-    options = [
-        st.lists(children, min_size=1, max_size=3).map(
+def _container_recipes(
+    children: st.SearchStrategy[SpaceRecipe], dynamic: bool
+) -> dict[str, st.SearchStrategy[SpaceRecipe]]:
+    """Container recipes by kind, holding ``children``; Sequence ones only when ``dynamic``."""
+    kinds = {
+        "Tuple": st.lists(children, min_size=1, max_size=3).map(
             lambda items: SpaceRecipe("Tuple", (tuple(items),))
         ),
-        st.dictionaries(_keys, children, min_size=1, max_size=3).map(
+        "Dict": st.dictionaries(_keys, children, min_size=1, max_size=3).map(
             lambda items: SpaceRecipe("Dict", (items,))
         ),
-        st.lists(children, min_size=1, max_size=3).map(
+        "OneOf": st.lists(children, min_size=1, max_size=3).map(
             lambda items: SpaceRecipe("OneOf", (tuple(items),))
         ),
-    ]
+    }
     if dynamic:
-        options.append(children.map(lambda child: SpaceRecipe("Sequence", (child,))))
-        options.append(
-            array_leaf_recipes().map(
-                lambda child: SpaceRecipe("Sequence", (child,), {"stack": True})
-            )
+        kinds["Sequence"] = children.map(lambda child: SpaceRecipe("Sequence", (child,)))
+        kinds["StackedSequence"] = array_leaf_recipes().map(
+            lambda child: SpaceRecipe("Sequence", (child,), {"stack": True})
         )
-    return st.one_of(options)
+    return kinds
 
 
-def space_recipes(max_leaves: int = 5) -> st.SearchStrategy[SpaceRecipe]:
-    """Recipes of any space, with nested Tuple, Dict, OneOf, Sequence and Graph spaces."""
-    base = st.one_of(leaf_recipes(), _graph_recipes())
-    return st.recursive(base, lambda children: _containers(children, True), max_leaves=max_leaves)
+def _containers(children: st.SearchStrategy[SpaceRecipe], dynamic: bool) -> Any:
+    return st.one_of(list(_container_recipes(children, dynamic).values()))
 
 
-def flattenable_recipes(max_leaves: int = 5) -> st.SearchStrategy[SpaceRecipe]:
-    """Recipes of spaces that flatten to a Box (no Sequence or Graph anywhere)."""
+def _leaf_recipes_by_kind() -> dict[str, st.SearchStrategy[SpaceRecipe]]:
+    return {
+        "Box": box_recipes(),
+        "Discrete": discrete_recipes(),
+        "MultiDiscrete": multi_discrete_recipes(),
+        "MultiBinary": multi_binary_recipes(),
+        "Text": text_recipes(),
+    }
+
+
+FLATTENABLE_KINDS = ("Box", "Discrete", "MultiDiscrete", "MultiBinary", "Text")
+FLATTENABLE_KINDS += ("Tuple", "Dict", "OneOf")
+SPACE_KINDS = (*FLATTENABLE_KINDS, "Graph", "Sequence", "StackedSequence")
+
+
+def recipes_of_kind(kind: str, max_leaves: int = 4) -> st.SearchStrategy[SpaceRecipe]:
+    """Recipes whose outermost space is of ``kind`` (one of ``SPACE_KINDS``).
+
+    Containers hold any spaces (nested ones included), except that containers of a kind in
+    ``FLATTENABLE_KINDS`` hold only flattenable ones.
+    """
+    leaves = _leaf_recipes_by_kind()
+    if kind in leaves:
+        return leaves[kind]
+    if kind == "Graph":
+        return _graph_recipes()
+    dynamic = kind not in FLATTENABLE_KINDS
+    children = _nested_recipes(max_leaves, dynamic)
+    return _container_recipes(children, dynamic)[kind]
+
+
+def _nested_recipes(max_leaves: int, dynamic: bool) -> st.SearchStrategy[SpaceRecipe]:
+    base = st.one_of(leaf_recipes(), _graph_recipes()) if dynamic else leaf_recipes()
     return st.recursive(
-        leaf_recipes(), lambda children: _containers(children, False), max_leaves=max_leaves
+        base, lambda children: _containers(children, dynamic), max_leaves=max_leaves
+    )
+
+
+def space_recipes(max_leaves: int = 4) -> st.SearchStrategy[SpaceRecipe]:
+    """Recipes of any space, with nested Tuple, Dict, OneOf, Sequence and Graph spaces.
+
+    The outermost kind is drawn evenly from ``SPACE_KINDS``, so every kind is exercised
+    (a plain recursive strategy draws Sequence almost every time).
+    """
+    return st.sampled_from(SPACE_KINDS).flatmap(lambda kind: recipes_of_kind(kind, max_leaves))
+
+
+def flattenable_recipes(max_leaves: int = 4) -> st.SearchStrategy[SpaceRecipe]:
+    """Recipes of spaces that flatten to a Box (no Sequence or Graph anywhere)."""
+    return st.sampled_from(FLATTENABLE_KINDS).flatmap(
+        lambda kind: recipes_of_kind(kind, max_leaves)
     )
 
 
@@ -301,12 +351,17 @@ def leaf_spaces() -> st.SearchStrategy[palaestra.spaces.Space]:
     return _built(leaf_recipes())
 
 
-def spaces(max_leaves: int = 5) -> st.SearchStrategy[palaestra.spaces.Space]:
+def spaces(max_leaves: int = 4) -> st.SearchStrategy[palaestra.spaces.Space]:
     """Any palaestra space, nested containers included."""
     return _built(space_recipes(max_leaves))
 
 
-def flattenable_spaces(max_leaves: int = 5) -> st.SearchStrategy[palaestra.spaces.Space]:
+def spaces_of_kind(kind: str) -> st.SearchStrategy[palaestra.spaces.Space]:
+    """Spaces whose outermost space is of ``kind`` (one of ``SPACE_KINDS``)."""
+    return _built(recipes_of_kind(kind))
+
+
+def flattenable_spaces(max_leaves: int = 4) -> st.SearchStrategy[palaestra.spaces.Space]:
     """Spaces whose elements flatten to a 1-D array."""
     return _built(flattenable_recipes(max_leaves))
 
