@@ -70,3 +70,22 @@ def test_scalar_pow_square_equals_numpy_scalar_power(values):
     array = np.array(values)
     expected = [np.float64(value) ** 2 for value in values]
     assert scalar_pow_square(array).tolist() == expected
+
+
+def test_draws_of_row_subsets_reseeds_and_full_draws_follow_each_stream():
+    seeds = [11, 12, 13, 14, 15]
+    batch = GeneratorBatch(len(seeds))
+    batch.seed(np.arange(5), seeds)
+    generators = [seeding.np_random(seed)[0] for seed in seeds]
+    rounds = [[0, 2], [2], [1, 2, 4], None, [3], [0, 3]]
+    for index, rows in enumerate(rounds):
+        if index == 4:
+            batch.seed(np.array([3]), [None] * 3 + [99] + [None])
+            generators[3] = seeding.np_random(99)[0]
+        selected = None if rows is None else np.array(rows)
+        draws = batch.rows(selected).uniform(size=(len(rows or seeds), 3))
+        for row, values in zip(rows or range(5), draws, strict=True):
+            np.testing.assert_array_equal(values, generators[row].uniform(size=3))
+    snapshots = batch.generators
+    for row in range(5):
+        assert snapshots[row].random() == generators[row].random()

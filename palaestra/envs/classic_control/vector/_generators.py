@@ -123,6 +123,13 @@ class GeneratorBatch:
         )
         # Per draw count: the jump multipliers and every stream's jump increments.
         self._jumps: dict[int, tuple[tuple[np.ndarray, np.ndarray], tuple[Any, Any]]] = {}
+        # Each stream's next draw of ``_ahead_count`` doubles, made ahead in bulk (where
+        # ``_ahead_ready``) with the stream's state after it; the streams' own states
+        # (``_high``, ``_low``) advance only when a draw is handed out.
+        self._ahead_count = 0
+        self._ahead = np.zeros((num_envs, 0))
+        self._ahead_high, self._ahead_low = np.zeros((2, num_envs), dtype=np.uint64)
+        self._ahead_ready = np.zeros(num_envs, dtype=np.bool_)
 
     def seed(self, indices: np.ndarray, seeds: Sequence[int | None]) -> None:
         """Reseed the streams at ``indices``; ``seeds`` holds one entry per sub-env."""
@@ -145,6 +152,7 @@ class GeneratorBatch:
         )
         self.seeded[rows] = True
         self._jumps.clear()
+        self._ahead_ready[rows] = False
 
     def rows(self, indices: np.ndarray | None = None) -> GeneratorRows:
         """Return the streams at ``indices`` (all for ``None``), for batched draws."""
@@ -161,18 +169,43 @@ class GeneratorBatch:
             out = np.empty((len(rows), count), dtype=np.float64)
             self._compiled_draw(self._high, self._low, self._inc_high, self._inc_low, rows, out)
             return out
-        multipliers, (increment_high, increment_low) = self._jump_table(count)
         if indices is None:
-            high, low = self._high, self._low
-        else:
-            high, low = self._high[indices], self._low[indices]
-            increment_high, increment_low = increment_high[indices], increment_low[indices]
-        draws, high, low = doubles_after_jumps(
-            high[:, None], low[:, None], multipliers, (increment_high, increment_low)
+            self._ahead_ready[:] = False
+            draws, self._high[:], self._low[:] = self._jump(slice(None), count)
+            return draws
+        return self._hand_out_ahead(indices, count)
+
+    def _hand_out_ahead(self, indices: np.ndarray, count: int) -> np.ndarray:
+        """Hand out the selected streams' draws made ahead, making them first if need be.
+
+        A few sub-envs reset per step, but drawing for them costs dozens of array operations
+        however few they are; drawing for every stream that needs a next draw at once costs
+        those operations once per several steps.
+        """
+        if count != self._ahead_count:
+            self._ahead_count = count
+            self._ahead = np.zeros((self.num_envs, count))
+            self._ahead_ready[:] = False
+        ready = self._ahead_ready
+        if not _all(ready[indices]):
+            rows = (~ready).nonzero()[0]
+            draws, self._ahead_high[rows], self._ahead_low[rows] = self._jump(rows, count)
+            self._ahead[rows] = draws
+            ready[rows] = True
+        self._high[indices] = self._ahead_high[indices]
+        self._low[indices] = self._ahead_low[indices]
+        ready[indices] = False
+        return self._ahead[indices]
+
+    def _jump(self, rows: Any, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``count`` doubles from each stream in ``rows`` and the states after them."""
+        multipliers, (increment_high, increment_low) = self._jump_table(count)
+        return doubles_after_jumps(
+            self._high[rows][:, None],
+            self._low[rows][:, None],
+            multipliers,
+            (increment_high[rows], increment_low[rows]),
         )
-        target = slice(None) if indices is None else indices
-        self._high[target], self._low[target] = high, low
-        return draws
 
     def _jump_table(self, count: int) -> Any:
         """Return the constants that draw ``count`` doubles from every stream in one jump."""
@@ -211,6 +244,10 @@ class GeneratorBatch:
             }
             snapshots.append(np.random.Generator(bit_generator))
         return tuple(snapshots)
+
+
+# The ufunc's own reduction, without ndarray.all's Python-level wrappers.
+_all = np.logical_and.reduce
 
 
 def _halves(numbers: list[int]) -> tuple[np.ndarray, np.ndarray]:
