@@ -173,7 +173,7 @@ def test_wrapper_refuses_private_np_random(env):
 
 
 def test_wrapper_does_not_forward_inner_attributes(env):
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match=r"^'Doubled' object has no attribute 'count'$"):
         _ = Doubled(env).count
 
 

@@ -50,9 +50,16 @@ def test_constructor_seed_equals_seeding_later():
     assert [Discrete(100, seed=9).sample() for _ in range(1)] == [later.sample()]
 
 
-@pytest.mark.parametrize("seed", [-1, 1.5, "1"])
-def test_invalid_seeds_are_rejected(seed):
-    with pytest.raises(error.Error):
+@pytest.mark.parametrize(
+    ("seed", "message"),
+    [
+        (-1, "Seed must be >= 0, got -1"),
+        (1.5, "Seed must be a python integer, actual type: <class 'float'> (value 1.5)"),
+        ("1", "Seed must be a python integer, actual type: <class 'str'> (value '1')"),
+    ],
+)
+def test_invalid_seeds_are_rejected(seed, message):
+    with pytest.raises(error.Error, match=re.escape(message)):
         Discrete(3).seed(seed)
 
 

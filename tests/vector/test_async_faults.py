@@ -104,7 +104,10 @@ def test_timed_out_call_does_not_shift_later_answers():
     envs = _envs(BrokenEnv("step", hang_seconds=0.5))
     envs.reset()
     envs.step_async(ACTIONS)
-    with pytest.raises(multiprocessing.TimeoutError):
+    with pytest.raises(
+        multiprocessing.TimeoutError,
+        match=r"`step_wait` has timed out after 0.05 second\(s\): sub-environment\(s\) \[1\]",
+    ):
         envs.step_wait(timeout=0.05)
     # The late step answer of sub-env 1 must be dropped, not taken as this call's answer.
     assert envs.get_attr("fail_in") == ("nowhere", "step")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
@@ -217,17 +218,17 @@ def test_resize_space_and_observation_shapes(inner, shape, expected):
 
 
 @pytest.mark.parametrize(
-    ("inner", "shape", "error"),
+    ("inner", "shape", "error", "message"),
     [
-        ((8, 8, 3), [4, 4], TypeError),
-        ((8, 8, 3), (4,), ValueError),
-        ((8, 8, 3), (4.0, 4), TypeError),
-        ((8, 8, 3), (0, 4), ValueError),
-        ((8,), (4, 4), ValueError),
+        ((8, 8, 3), [4, 4], TypeError, "shape to be a tuple, got <class 'list'>"),
+        ((8, 8, 3), (4,), ValueError, "shape tuple of length 2, got (4,)"),
+        ((8, 8, 3), (4.0, 4), TypeError, "shape elements to be integers, got (4.0, 4)"),
+        ((8, 8, 3), (0, 4), ValueError, "shape elements to be greater than 0, got (0, 4)"),
+        ((8,), (4, 4), ValueError, "a 2D or 3D image, got shape (8,)"),
     ],
 )
-def test_resize_rejects_bad_shapes(inner, shape, error):
-    with pytest.raises(error):
+def test_resize_rejects_bad_shapes(inner, shape, error, message):
+    with pytest.raises(error, match=re.escape(message)):
         ResizeObservation(image_env(inner), shape=shape)
 
 

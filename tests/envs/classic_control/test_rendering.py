@@ -135,7 +135,9 @@ def test_missing_pygame_raises_dependency_not_installed_naming_the_extra(monkeyp
         import_pygame()
     env = CartPoleEnv(render_mode="rgb_array")
     env.reset(seed=0)
-    with pytest.raises(DependencyNotInstalled):
+    with pytest.raises(
+        DependencyNotInstalled, match=r"pip install \"palaestra\[classic-control\]\""
+    ):
         env.render()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -82,15 +84,19 @@ def test_existing_statistics_key_is_refused():
 
 
 @pytest.mark.parametrize(
-    ("mask", "error"),
+    ("mask", "error", "message"),
     [
-        ([True, False], TypeError),
-        (np.array([True]), ValueError),
-        (np.array([1, 0]), TypeError),
-        (np.array([False, False]), ValueError),
+        ([True, False], TypeError, "must be a numpy array, got <class 'list'>"),
+        (np.array([True]), ValueError, "must have shape `(2,)`, got (1,)"),
+        (np.array([1, 0]), TypeError, "must have `dtype=np.bool_`, got int64"),
+        (
+            np.array([False, False]),
+            ValueError,
+            "must contain a boolean array with at least one True value",
+        ),
     ],
 )
-def test_bad_reset_masks_are_refused(mask, error):
+def test_bad_reset_masks_are_refused(mask, error, message):
     envs = RecordEpisodeStatistics(
         palaestra.make_vec(
             "CartPole-v1",
@@ -100,7 +106,7 @@ def test_bad_reset_masks_are_refused(mask, error):
         )
     )
     envs.reset(seed=0)
-    with pytest.raises(error):
+    with pytest.raises(error, match=re.escape(f"`options['reset_mask']` {message}")):
         envs.reset(options={"reset_mask": mask})
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -53,9 +54,15 @@ def test_observation_normalizer_refuses_partial_resets():
         envs.reset(seed=0, options={"reset_mask": np.array([True, False, True])})
 
 
-@pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.DISABLED])
-def test_observation_normalizer_needs_next_step_autoreset(mode):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        (AutoresetMode.SAME_STEP, "cannot transform `final_obs` of SAME_STEP autoreset"),
+        (AutoresetMode.DISABLED, "to be AutoresetMode.NEXT_STEP, got AutoresetMode.DISABLED"),
+    ],
+)
+def test_observation_normalizer_needs_next_step_autoreset(mode, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
         NormalizeObservation(cartpole_envs(mode))
 
 
