@@ -71,7 +71,7 @@ def test_device_argument_places_the_tensors():
 def test_cuda_device_places_the_tensors_on_the_gpu():
     env = NumpyToTorch(palaestra.make("CartPole-v1"), device="cuda")
     assert env.reset(seed=0)[0].device.type == "cuda"
-    env.step(torch.tensor(1, device="cuda"))
+    assert env.step(torch.tensor(1, device="cuda"))[0].device.type == "cuda"
 
 
 def test_single_env_matches_gymnasium_step_for_step():
