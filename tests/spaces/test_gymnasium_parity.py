@@ -164,12 +164,19 @@ BOX_BOUNDS = {
 }
 
 
-@pytest.mark.parametrize("bounds", BOX_BOUNDS.values(), ids=BOX_BOUNDS.keys())
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32, np.int8])
+# Gymnasium overflows an int64 Box with an infinite upper bound array (its high wraps to the
+# int64 minimum); ours uses the dtype's maximum, pinned in test_box.py, so no oracle exists.
+BOX_DRAW_CASES = [
+    pytest.param(bounds, dtype, id=f"{name}-{np.dtype(dtype).name}")
+    for name, bounds in BOX_BOUNDS.items()
+    for dtype in (np.float32, np.float64, np.int64, np.int32, np.int8)
+    if not (dtype == np.int64 and np.isposinf(bounds[1]).any())
+]
+
+
+@pytest.mark.parametrize(("bounds", "dtype"), BOX_DRAW_CASES)
 def test_box_draws_match_gymnasium_for_every_bound_kind(bounds, dtype):
     low, high = bounds
-    if dtype == np.int64 and np.isposinf(high).any():
-        pytest.skip("Gymnasium overflows an int64 Box with an infinite upper bound array")
     ours = palaestra.spaces.Box(low.copy(), high.copy(), dtype=dtype, seed=7)
     theirs = gym_spaces.Box(low.copy(), high.copy(), dtype=dtype, seed=7)
     for _ in range(100):

@@ -37,14 +37,17 @@ def test_linear_biases_start_at_zero(policy):
             assert torch.count_nonzero(layer.bias) == 0
 
 
-def test_linear_weights_are_xavier_uniform(policy):
-    for layer in policy.modules():
+def test_linear_weights_are_xavier_uniform():
+    # Wide layers (512+ weights each) pin the spread to within 10% (about five standard errors).
+    torch.manual_seed(0)
+    wide = PolicyNetwork(obs_dim=4, num_outputs=2, hidden_dim=256, dropout=0.1)
+    for layer in wide.modules():
         if isinstance(layer, nn.Linear):
             fan_out, fan_in = layer.weight.shape
             bound = math.sqrt(6.0 / (fan_in + fan_out))
             assert layer.weight.abs().max() <= bound
             # Uniform on [-b, b] has standard deviation b / sqrt(3).
-            assert layer.weight.std().item() == pytest.approx(bound / math.sqrt(3), rel=0.35)
+            assert layer.weight.std().item() == pytest.approx(bound / math.sqrt(3), rel=0.1)
 
 
 def test_forward_adds_the_residual_and_applies_gelu_to_the_sum(policy):
