@@ -116,11 +116,9 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             from palaestra.envs.classic_control.vector._compiled import compiled_close_step
 
             def compiled(rewards: Any, terminations: Any, restarting: Any) -> Any:
-                if restarting is None:
-                    restarting = self._no_restarts
-                return compiled_close_step(
-                    rewards, terminations, self.elapsed_steps, restarting, limit
-                )
+                # The compiled pass reads a mask: the ended mask names the same rows.
+                mask = self._no_restarts if restarting is None else self._ended
+                return compiled_close_step(rewards, terminations, self.elapsed_steps, mask, limit)
 
             return compiled
 
@@ -261,9 +259,7 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             self.fresh[:] = False
             self._has_fresh = False
         observations = self.observe(state)
-        truncations, ended, ended_rows = self._close_step(
-            rewards, terminations, None if restarting is None else self._ended
-        )
+        truncations, ended, ended_rows = self._close_step(rewards, terminations, restarting)
         if restarting is not None:
             initial = self.draw_initial_states(
                 self.generators.rows(restarting), len(restarting), None

@@ -24,10 +24,10 @@ def close_step(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Count the step and return ``(truncations, ended, ended_rows)``.
 
-    Rows in the ``restarting`` mask are being autoreset instead of stepped: their reward
-    becomes 0, their flags False and their step count 0. Every other row counts one step and
-    is truncated once it reaches ``max_steps``. ``rewards``, ``terminations`` and
-    ``elapsed`` are updated in place.
+    Rows in ``restarting`` (a mask, or row indices: cheaper when few) are being autoreset
+    instead of stepped: their reward becomes 0, their flags False and their step count 0.
+    Every other row counts one step and is truncated once it reaches ``max_steps``.
+    ``rewards``, ``terminations`` and ``elapsed`` are updated in place.
 
     Example:
         >>> rewards, terminations = np.ones(3), np.array([True, False, False])
