@@ -61,6 +61,8 @@ def test_env_without_default_keys_is_a_usage_error(played, capsys):
 
 def test_unknown_env_is_a_usage_error(played, capsys):
     assert main(["play", "NoSuchEnv-v0"]) == 2
+    assert "error: Environment `NoSuchEnv` doesn't exist." in capsys.readouterr().err
+    assert played == []
 
 
 @pytest.mark.parametrize("option", ["--fps", "--zoom"])
@@ -69,6 +71,8 @@ def test_rates_and_zoom_must_be_positive(option, bad, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["play", "CartPole-v1", option, bad])
     assert exit_info.value.code == 2
+    message = f"error: argument {option}: expected a positive number, got '{bad}'"
+    assert message in capsys.readouterr().err
 
 
 def test_quitting_the_window_ends_the_command(capsys):
