@@ -59,6 +59,8 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     single_env_class: type[ClassicControlEnv]
     # Whether a step consumes random numbers (then only the rows that step may draw).
     steps_draw_randomness = False
+    # Whether ``advance`` reads the ``fresh`` mask (else it is not kept up to date).
+    reads_fresh_rows = False
 
     def __init__(
         self,
@@ -206,8 +208,9 @@ class ClassicControlVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     def _restart(self, indices: np.ndarray, initial: Any) -> None:
         self.state[indices] = initial  # type: ignore[index]
-        self.fresh[indices] = True
-        self._has_fresh = True
+        if self.reads_fresh_rows:
+            self.fresh[indices] = True
+            self._has_fresh = True
         self.elapsed_steps[indices] = 0
         self._ended[indices] = False
 

@@ -52,6 +52,7 @@ class Continuous_MountainCarVectorEnv(ClassicControlVectorEnv):
     """
 
     single_env_class = Continuous_MountainCarEnv
+    reads_fresh_rows = True
 
     def __init__(
         self,
