@@ -22,11 +22,13 @@ from palaestra.vector.utils import (
     read_from_shared_memory,
     write_to_shared_memory,
 )
-from tests.spaces.strategies import SpaceRecipe, flattenable_recipes, seeds, space_recipes
+from tests.spaces.strategies import FLATTENABLE_KINDS, SPACE_KINDS, recipes_of_kind, seeds
 
+# Each property runs once per outermost space kind, so every kind is exercised.
 PROPERTY_SETTINGS = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+every_kind = pytest.mark.parametrize("kind", SPACE_KINDS)
 sizes = st.integers(min_value=1, max_value=4)
 
 
@@ -49,9 +51,11 @@ def assert_equal_elements(ours: Any, theirs: Any) -> None:
     assert plain(ours) == plain(theirs)
 
 
+@every_kind
 @PROPERTY_SETTINGS
-@given(recipe=space_recipes(), n=sizes, seed=seeds())
-def test_batch_space_matches_gymnasium_structure_and_samples(recipe: SpaceRecipe, n, seed):
+@given(data=st.data(), n=sizes, seed=seeds())
+def test_batch_space_matches_gymnasium_structure_and_samples(kind, data, n, seed):
+    recipe = data.draw(recipes_of_kind(kind))
     gymnasium = pytest.importorskip("gymnasium")
     from gymnasium.vector.utils import batch_space as gymnasium_batch_space
 
@@ -64,10 +68,11 @@ def test_batch_space_matches_gymnasium_structure_and_samples(recipe: SpaceRecipe
         assert_equal_elements(ours_batched.sample(), theirs_batched.sample())
 
 
+@every_kind
 @PROPERTY_SETTINGS
-@given(recipe=space_recipes(), n=sizes, seed=seeds())
-def test_concatenate_then_iterate_gives_back_the_items(recipe: SpaceRecipe, n, seed):
-    space = recipe.build()
+@given(data=st.data(), n=sizes, seed=seeds())
+def test_concatenate_then_iterate_gives_back_the_items(kind, data, n, seed):
+    space = data.draw(recipes_of_kind(kind)).build()
     space.seed(seed)
     items = [space.sample() for _ in range(n)]
     batched_space = batch_space(space, n)
@@ -76,9 +81,11 @@ def test_concatenate_then_iterate_gives_back_the_items(recipe: SpaceRecipe, n, s
     assert_equal_elements(list(iterate(batched_space, batched)), items)
 
 
+@every_kind
 @PROPERTY_SETTINGS
-@given(recipe=space_recipes(), n=sizes)
-def test_create_empty_array_matches_gymnasium(recipe: SpaceRecipe, n):
+@given(data=st.data(), n=sizes)
+def test_create_empty_array_matches_gymnasium(kind, data, n):
+    recipe = data.draw(recipes_of_kind(kind))
     gymnasium = pytest.importorskip("gymnasium")
     from gymnasium.vector.utils import create_empty_array as gymnasium_create_empty_array
 
@@ -87,11 +94,12 @@ def test_create_empty_array_matches_gymnasium(recipe: SpaceRecipe, n):
     assert_equal_elements(ours, theirs)
 
 
+@pytest.mark.parametrize("kind", FLATTENABLE_KINDS)
 @PROPERTY_SETTINGS
-@given(recipe=flattenable_recipes(), n=sizes, seed=seeds())
-def test_shared_memory_round_trips_every_item(recipe: SpaceRecipe, n, seed):
+@given(data=st.data(), n=sizes, seed=seeds())
+def test_shared_memory_round_trips_every_item(kind, data, n, seed):
     # Spaces without Graph or Sequence: those have no fixed size to share.
-    space = recipe.build()
+    space = data.draw(recipes_of_kind(kind)).build()
     space.seed(seed)
     memory = create_shared_memory(space, n=n)
     items = [space.sample() for _ in range(n)]
