@@ -147,23 +147,47 @@ def cartpole_next_components(
     p = params
     cos_theta = np.cos(theta)
     sin_theta = np.sin(theta)
-    # Squares are products, exactly as np.square rounds them, on floats and arrays alike.
-    temp = (force + p.pole_mass_length * (theta_dot * theta_dot) * sin_theta) / p.total_mass
-    theta_acc = (p.gravity * sin_theta - cos_theta * temp) / (
-        p.pole_half_length * (4.0 / 3.0 - p.pole_mass * (cos_theta * cos_theta) / p.total_mass)
-    )
-    x_acc = temp - p.pole_mass_length * theta_acc * cos_theta / p.total_mass
+    # Each formula is accumulated with augmented assignments in its own order of operations
+    # (so rounded the same): on a batch they update fresh arrays in place instead of
+    # allocating a temporary per operation (5% of a step at 16384 sub-envs); on floats they
+    # are the plain operations. Squares are products, as np.square rounds them.
+    # temp = (force + pole_mass_length * theta_dot**2 * sin_theta) / total_mass
+    temp = theta_dot * theta_dot
+    temp *= p.pole_mass_length
+    temp *= sin_theta
+    temp += force
+    temp /= p.total_mass
+    # theta_acc = (gravity * sin_theta - cos_theta * temp)
+    #     / (pole_half_length * (4/3 - pole_mass * cos_theta**2 / total_mass))
+    theta_acc = sin_theta * p.gravity
+    theta_acc -= cos_theta * temp
+    denominator = cos_theta * cos_theta
+    denominator *= p.pole_mass
+    denominator /= p.total_mass
+    denominator = 4.0 / 3.0 - denominator
+    denominator *= p.pole_half_length
+    theta_acc /= denominator
+    # x_acc = temp - pole_mass_length * theta_acc * cos_theta / total_mass
+    x_acc = theta_acc * p.pole_mass_length
+    x_acc *= cos_theta
+    x_acc /= p.total_mass
+    x_acc = temp - x_acc
+    # Velocities gain tau * acceleration (the acceleration arrays become the new velocities);
+    # positions gain tau * velocity: the old one for "euler", the new one otherwise.
+    new_x_dot, new_theta_dot = x_acc, theta_acc
+    new_x_dot *= p.tau
+    new_x_dot += x_dot
+    new_theta_dot *= p.tau
+    new_theta_dot += theta_dot
     if p.kinematics_integrator == "euler":
-        x = x + p.tau * x_dot
-        x_dot = x_dot + p.tau * x_acc
-        theta = theta + p.tau * theta_dot
-        theta_dot = theta_dot + p.tau * theta_acc
+        new_x = x_dot * p.tau
+        new_theta = theta_dot * p.tau
     else:
-        x_dot = x_dot + p.tau * x_acc
-        x = x + p.tau * x_dot
-        theta_dot = theta_dot + p.tau * theta_acc
-        theta = theta + p.tau * theta_dot
-    return x, x_dot, theta, theta_dot
+        new_x = new_x_dot * p.tau
+        new_theta = new_theta_dot * p.tau
+    new_x += x
+    new_theta += theta
+    return new_x, new_x_dot, new_theta, new_theta_dot
 
 
 def cartpole_terminated(state: np.ndarray, params: CartPoleParams) -> Any:
