@@ -15,25 +15,24 @@ from palaestra.spaces.tuple import Tuple
 
 
 def _element_to_jsonable(space: Space[Any], value: Any) -> Any:
-    """JSON data of one element, taken from the space's batch conversion of ``[value]``.
+    """JSON data of one element of ``space``.
 
-    Tuple and Dict lay batches out per subspace (columns), so their single element is
-    gathered from every column; other spaces give one entry per element.
+    Tuple and Dict lay their batches out per subspace (columns), so one element of them is
+    converted subspace by subspace, recursively; other spaces convert the batch ``[value]``.
     """
-    batch = space.to_jsonable([value])
     if isinstance(space, Tuple):
-        return [column[0] for column in batch]
+        return [_element_to_jsonable(sub, item) for sub, item in zip(space.spaces, value)]
     if isinstance(space, Dict):
-        return {key: column[0] for key, column in batch.items()}
-    return batch[0]
+        return {key: _element_to_jsonable(sub, value[key]) for key, sub in space.spaces.items()}
+    return space.to_jsonable([value])[0]
 
 
 def _element_from_jsonable(space: Space[Any], data: Any) -> Any:
     """Invert :func:`_element_to_jsonable`."""
     if isinstance(space, Tuple):
-        return space.from_jsonable([[item] for item in data])[0]
+        return tuple(_element_from_jsonable(sub, item) for sub, item in zip(space.spaces, data))
     if isinstance(space, Dict):
-        return space.from_jsonable({key: [item] for key, item in data.items()})[0]
+        return {key: _element_from_jsonable(sub, data[key]) for key, sub in space.spaces.items()}
     return space.from_jsonable([data])[0]
 
 

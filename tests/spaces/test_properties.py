@@ -15,10 +15,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from palaestra.spaces import (
-    Dict,
-    OneOf,
-    Sequence,
-    Tuple,
     flatdim,
     flatten,
     flatten_space,
@@ -40,28 +36,6 @@ from tests.spaces.strategies import (
 
 property_settings = space_test_settings(max_examples=12)
 every_kind = pytest.mark.parametrize("kind", SPACE_KINDS)
-_COMPOSITES = (Tuple, Dict)
-
-
-def _children(space):
-    if isinstance(space, Dict):
-        return list(space.spaces.values())
-    if isinstance(space, (Tuple, OneOf)):
-        return list(space.spaces)
-    if isinstance(space, Sequence):
-        return [space.feature_space]
-    return []
-
-
-def has_oneof_option_nesting_composites(space) -> bool:
-    """Whether a OneOf in ``space`` has a Tuple/Dict option holding a Tuple/Dict."""
-    if isinstance(space, OneOf) and any(
-        isinstance(option, _COMPOSITES)
-        and any(isinstance(c, _COMPOSITES) for c in _children(option))
-        for option in space.spaces
-    ):
-        return True
-    return any(has_oneof_option_nesting_composites(child) for child in _children(space))
 
 
 @every_kind
@@ -139,8 +113,6 @@ def test_flattened_sample_has_flatdim_entries_and_lies_in_flatten_space(kind, da
 @given(data=st.data(), seed=seeds())
 def test_jsonable_round_trip_survives_json(kind, data, seed):
     space = data.draw(spaces_of_kind(kind))
-    # A known bug, pinned by tests/spaces/test_oneof_jsonable.py: drop this once it is fixed.
-    assume(not has_oneof_option_nesting_composites(space))
     space.seed(seed)
     samples = [space.sample() for _ in range(2)]
     encoded = json.loads(json.dumps(space.to_jsonable(samples)))
