@@ -411,9 +411,17 @@ class PlayPlot:
             terminated: whether the episode terminated.
             truncated: whether it was truncated.
             info: the step's info.
+
+        Raises:
+            ValueError: if the callback returns a number of values other than one per plot.
         """
-        points = self.data_callback(obs_t, obs_tp1, action, rew, terminated, truncated, info)
-        for point, series in zip(points, self.data, strict=True):
+        points = list(self.data_callback(obs_t, obs_tp1, action, rew, terminated, truncated, info))
+        if len(points) != len(self.data):
+            raise ValueError(
+                f"The PlayPlot callback returned {len(points)} values ({points!r}) but there are "
+                f"{len(self.data)} plots ({self.plot_names}); return one value per plot name."
+            )
+        for point, series in zip(points, self.data):
             series.append(point)
         self.t += 1
         first = max(0, self.t - self.horizon_timesteps)

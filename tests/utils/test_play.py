@@ -218,7 +218,9 @@ class TestPlayPlot:
 
     def test_wrong_number_of_values_is_an_error(self):
         plotter = PlayPlot(lambda *t: [1, 2], horizon_timesteps=5, plot_names=["only"])
-        with pytest.raises(ValueError):
+        with pytest.raises(
+            ValueError, match=r"returned 2 values \(\[1, 2\]\) but there are 1 plots"
+        ):
             plotter.callback(None, None, 0, 0.0, False, False, {})
 
 
