@@ -62,12 +62,15 @@ def scalar_pow_square(x: np.ndarray) -> np.ndarray:
         near = _near_midpoint_float32(x, product)
     else:
         return product
-    flat_near = np.flatnonzero(near)
+    flat_near = near.reshape(-1).nonzero()[0]
     if flat_near.size:
-        flat_x, flat_product = x.reshape(-1), product.reshape(-1)
-        scalar = x.dtype.type
-        for index in flat_near.tolist():
-            flat_product[index] = scalar(flat_x[index]) ** 2
+        flat_product = product.reshape(-1)
+        values = x.reshape(-1)[flat_near]
+        if x.dtype == np.float64:
+            # Python floats square with the C library's pow, exactly as float64 numpy
+            # scalars do, at half the cost; float32 scalars keep numpy's single-precision pow.
+            values = values.tolist()
+        flat_product[flat_near] = [value**2 for value in values]
     return product
 
 
