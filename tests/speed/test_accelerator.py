@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import palaestra as gym
-from palaestra.envs.classic_control.vector import CartPoleVectorEnv
+from palaestra.envs.classic_control.vector import AcrobotVectorEnv, CartPoleVectorEnv
 from palaestra.envs.classic_control.vector._accelerator import resolve_accelerator
 from palaestra.envs.classic_control.vector._generators import GeneratorBatch
 from tests.speed.conftest import assert_same_trajectory, random_actions, record
@@ -22,6 +22,29 @@ def test_numba_cartpole_matches_the_numpy_path(num_envs):
         for accelerator in ("numpy", "numba")
     ]
     assert_same_trajectory(*trajectories)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"book_or_nips": "nips"}, {"torque_noise_max": 0.3}],
+    ids=["book", "nips", "noise"],
+)
+@pytest.mark.parametrize("num_envs", [8, 600])
+def test_numba_acrobot_matches_the_numpy_path(num_envs, kwargs):
+    actions = random_actions("Acrobot-v1", num_envs, 120)
+    trajectories = [
+        record(AcrobotVectorEnv(num_envs, accelerator=accelerator, **kwargs), actions)
+        for accelerator in ("numpy", "numba")
+    ]
+    assert_same_trajectory(*trajectories)
+
+
+@pytest.mark.parametrize("env_id", ["Acrobot-v1", "CartPole-v1"])
+def test_numba_native_matches_sync_over_long_runs(env_id):
+    actions = random_actions(env_id, 16, 600, seed=11)
+    expected = record(gym.make_vec(env_id, 16, vectorization_mode="sync"), actions, seed=21)
+    native = gym.make_vec(env_id, 16, vectorization_mode="vector_entry_point", accelerator="numba")
+    assert_same_trajectory(expected, record(native, actions, seed=21))
 
 
 def test_numba_draws_equal_numpy_draws():
@@ -69,3 +92,46 @@ def test_compiled_close_step_follows_the_numpy_rules():
     actual = compiled_close_step(*compiled, restarting, 8)
     for want, got in zip((*expected, *plain), (*actual, *compiled), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.fixture(scope="module")
+def compiled_power():
+    import numba
+
+    from palaestra.envs.classic_control.vector import _compiled  # noqa: F401 - the lowering
+
+    @numba.njit
+    def power(values, exponent):
+        out = np.empty_like(values)
+        for i in range(values.size):
+            out[i] = values[i] ** exponent
+        return out
+
+    return power
+
+
+@pytest.fixture(scope="module")
+def awkward_values():
+    """Many magnitudes, plus the values whose squares round apart from their products."""
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=200_000) * rng.choice([1e-150, 1e-3, 1.0, 10.0, 1e150], 200_000)
+    return np.concatenate([[0.0, -0.0, np.inf, -np.inf, 5e-324], values])
+
+
+def test_compiled_float64_squares_are_the_c_library_pow(compiled_power, awkward_values):
+    expected = np.array([value**2 for value in awkward_values.tolist()])
+    assert (awkward_values * awkward_values != expected).sum() > 100  # products would not do
+    np.testing.assert_array_equal(compiled_power(awkward_values, 2), expected)
+
+
+def test_compiled_float64_cubes_are_the_c_library_pow(compiled_power, awkward_values):
+    values = awkward_values[np.abs(awkward_values) < 1e100]
+    expected = np.array([value**3 for value in values.tolist()])
+    np.testing.assert_array_equal(compiled_power(values, 3), expected)
+
+
+def test_compiled_float32_squares_are_numpy_scalar_squares(compiled_power, awkward_values):
+    with np.errstate(over="ignore"):
+        values = awkward_values[:50_000].astype(np.float32)
+    expected = np.array([value**2 for value in values], dtype=np.float32)
+    np.testing.assert_array_equal(compiled_power(values, 2), expected)

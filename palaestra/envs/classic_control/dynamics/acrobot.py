@@ -194,9 +194,19 @@ def wrap_angle(angle: Any, low: float = -math.pi, high: float = math.pi) -> Any:
     return angle
 
 
-def _euler_move(y: Sequence[Any], slope: Sequence[Any], duration: float) -> list[Any]:
-    """Return ``y + duration * slope``, component by component."""
-    return [value + duration * rate for value, rate in zip(y, slope)]
+def _euler_move(y: Sequence[Any], slope: Sequence[Any], duration: float) -> tuple[Any, ...]:
+    """Return ``y + duration * slope``, component by component.
+
+    Written out for the four components: a tuple, which numba keeps off the heap.
+    """
+    theta1, theta2, dtheta1, dtheta2 = y
+    rate1, rate2, rate3, rate4 = slope
+    return (
+        theta1 + duration * rate1,
+        theta2 + duration * rate2,
+        dtheta1 + duration * rate3,
+        dtheta2 + duration * rate4,
+    )
 
 
 def acrobot_step(state: np.ndarray, torque: Any, params: AcrobotParams) -> np.ndarray:
@@ -223,9 +233,9 @@ def acrobot_step(state: np.ndarray, torque: Any, params: AcrobotParams) -> np.nd
     k2 = _derivatives(_euler_move(y0, k1, p.dt / 2.0), torque, p)
     k3 = _derivatives(_euler_move(y0, k2, p.dt / 2.0), torque, p)
     k4 = _derivatives(_euler_move(y0, k3, p.dt), torque, p)
-    theta1, theta2, dtheta1, dtheta2 = (
-        y + p.dt / 6.0 * (a + 2 * b + 2 * c + d) for y, a, b, c, d in zip(y0, k1, k2, k3, k4)
-    )
+    # The weighted slope k1 + 2 k2 + 2 k3 + k4, summed left to right as moves along each.
+    slope = _euler_move(_euler_move(_euler_move(k1, k2, 2), k3, 2), k4, 1)
+    theta1, theta2, dtheta1, dtheta2 = _euler_move(y0, slope, p.dt / 6.0)
     return stack_components(
         wrap_angle(theta1),
         wrap_angle(theta2),

@@ -6,9 +6,15 @@ numba cannot take as is gets a compiled stand-in registered with
 :func:`numba.extending.overload`: the array helpers of the dynamics (``stack_components``
 gives a tuple instead of an array, ``components`` unpacks a row or a tuple as it is,
 ``select`` and ``clip`` pick between scalars) and ``tuple.T``, so that ``x, v = state.T``
-also unpacks a tuple state. The frozen parameter dataclasses become named tuples with the
-same field names, their string fields :class:`Choice` values that numba compares at compile
-time. A loop over rows keeps no batch-sized temporaries, so it stays in cache at any size.
+also unpacks a tuple state; ``any_true`` and :func:`numpy.asanyarray` get the same treatment.
+The frozen parameter dataclasses become named tuples with the same field names, their string
+fields :class:`Choice` values that numba compares at compile time. A loop over rows keeps no
+batch-sized temporaries, so it stays in cache at any size.
+
+numba squares a float by multiplying, which rounds differently from the C library's ``pow``
+(what Python floats and numpy scalars use) in about 0.1% of cases. Importing this module
+therefore makes ``float ** int`` in compiled code call ``pow`` (``powf`` for float32), as
+Python does, in every numba function of the process: slower, never less exact.
 
 Importing this module needs numba (the ``fast`` extra).
 """
@@ -23,8 +29,9 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba.core import types
-from numba.core.imputils import lower_constant
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.core.imputils import lower_builtin, lower_constant
 from numba.extending import (
     models,
     overload,
@@ -35,16 +42,23 @@ from numba.extending import (
 )
 
 from palaestra.envs.classic_control.dynamics import _arrays
+from palaestra.envs.classic_control.dynamics import acrobot as _acrobot
 from palaestra.envs.classic_control.dynamics import cartpole as _cartpole
+from palaestra.envs.classic_control.dynamics.acrobot import (
+    acrobot_reward,
+    acrobot_step,
+    acrobot_terminated,
+)
 from palaestra.envs.classic_control.dynamics.cartpole import (
     cartpole_reward,
     cartpole_step,
     cartpole_terminated,
 )
-from palaestra.envs.classic_control.vector import _pcg64
+from palaestra.envs.classic_control.vector import _pcg64, _scalar_pow
 
 __all__ = [
     "compile_cartpole",
+    "compile_acrobot",
     "compiled_draw_doubles",
     "compiled_close_step",
     "as_named_tuple",
@@ -53,8 +67,86 @@ __all__ = [
 
 
 # Helpers the dynamics functions call, compiled as they are wherever compiled code calls them.
-for _helper in (_cartpole.cartpole_force, _cartpole.cartpole_next_components):
+for _helper in (
+    _cartpole.cartpole_force,
+    _cartpole.cartpole_next_components,
+    _acrobot._derivatives,
+    _acrobot._euler_move,
+    _acrobot.wrap_angle,
+):
     register_jitable(_helper)
+
+
+# 2**-53: |p| times this is at most half the spacing of floats at p, so comparing against it
+# flags every square that the exact test of ``_scalar_pow`` flags (and a few more).
+_SQUARE_ERROR_BOUND = _scalar_pow._MIDPOINT_MARGIN * 1.1102230246251565e-16
+
+
+def _c_pow(builder: Any, name: str, base: Any, exponent: Any) -> Any:
+    """Call the C library's ``name`` (``pow``, ``powf``) as itself.
+
+    ``nobuiltin`` keeps LLVM from rewriting a call with exponent 2 into a product.
+    """
+    function_type = ir.FunctionType(base.type, [base.type, base.type])
+    function = cgutils.get_or_insert_function(builder.module, function_type, name)
+    function.attributes.add("nobuiltin")
+    return builder.call(function, [base, exponent])
+
+
+@lower_builtin(operator.pow, types.float64, types.int64)
+def _float64_power(context: Any, builder: Any, signature: Any, arguments: Any) -> Any:
+    base, exponent = arguments
+    double = base.type
+    result = cgutils.alloca_once(builder, double)
+    is_square = builder.icmp_signed("==", exponent, ir.Constant(exponent.type, 2))
+    with builder.if_else(is_square, likely=True) as (square, other):
+        with square:
+            # The product is pow's result unless its rounding error puts the exact square
+            # near a midpoint between two floats.
+            product = builder.fmul(base, base)
+            builder.store(product, result)
+            fma = builder.module.declare_intrinsic(
+                "llvm.fma", [double], ir.FunctionType(double, [double] * 3)
+            )
+            fabs = builder.module.declare_intrinsic(
+                "llvm.fabs", [double], ir.FunctionType(double, [double])
+            )
+            error = builder.call(fma, [base, base, builder.fneg(product)])
+            bound = builder.fmul(
+                builder.call(fabs, [product]), ir.Constant(double, _SQUARE_ERROR_BOUND)
+            )
+            near = builder.fcmp_unordered(">", builder.call(fabs, [error]), bound)
+            with builder.if_then(near, likely=False):
+                builder.store(_c_pow(builder, "pow", base, ir.Constant(double, 2.0)), result)
+        with other:
+            power = _c_pow(builder, "pow", base, builder.sitofp(exponent, double))
+            builder.store(power, result)
+    return builder.load(result)
+
+
+@lower_builtin(operator.pow, types.float32, types.int64)
+def _float32_power(context: Any, builder: Any, signature: Any, arguments: Any) -> Any:
+    base, exponent = arguments
+    return _c_pow(builder, "powf", base, builder.sitofp(exponent, base.type))
+
+
+@overload(_arrays.any_true)
+def _any_true(condition: Any) -> Any:
+    def truth(condition: Any) -> Any:
+        return bool(condition)
+
+    return truth
+
+
+@overload(np.asanyarray)
+def _as_any_array(value: Any, dtype: Any = None) -> Any:
+    if isinstance(value, types.Array):
+
+        def as_array(value: Any, dtype: Any = None) -> Any:
+            return np.asarray(value, dtype)
+
+        return as_array
+    return None
 
 
 @overload(_arrays.stack_components)
@@ -249,6 +341,46 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
                 f"Actions {actions.tolist()} are outside the action space of CartPole; each "
                 "must be 0 (push left) or 1 (push right)."
             ) from e
+
+    return advance
+
+
+@functools.cache
+def compile_acrobot(params: Any) -> Any:
+    """Compile an acrobot batch step from ``acrobot_step``, ``_terminated`` and ``_reward``.
+
+    Compiled once per parameter set (the parameters are compile-time constants), then shared.
+    The torques come in computed (with their noise), so the loop draws nothing.
+
+    Returns:
+        ``advance(states, torques) -> (next_states, rewards, terminations)``.
+
+    Example:
+        >>> from palaestra.envs.classic_control.dynamics.acrobot import AcrobotParams
+        >>> advance = compile_acrobot(AcrobotParams())
+        >>> next_states, rewards, terminations = advance(np.zeros((2, 4)), np.array([0.0, 1.0]))
+        >>> next_states[:, 3].round(4).tolist(), rewards.tolist()
+        ([0.0, 0.3345], [-1.0, -1.0])
+    """
+    constants = as_named_tuple(params)
+    step = numba.njit(acrobot_step)
+    terminated = numba.njit(acrobot_terminated)
+    reward = numba.njit(acrobot_reward)
+
+    @numba.njit
+    def advance(states: np.ndarray, torques: np.ndarray) -> Any:
+        count = states.shape[0]
+        next_states = np.empty((4, count)).T
+        rewards = np.empty(count)
+        terminations = np.empty(count, dtype=np.bool_)
+        for i in range(count):
+            state = step(states[i], torques[i], constants)
+            ended = terminated(state, constants)
+            for k in range(4):
+                next_states[i, k] = state[k]
+            terminations[i] = ended
+            rewards[i] = reward(ended)
+        return next_states, rewards, terminations
 
     return advance
 

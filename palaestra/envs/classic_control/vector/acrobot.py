@@ -73,6 +73,11 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
             torque_noise_max=torque_noise_max,
         )
         self.steps_draw_randomness = torque_noise_max > 0
+        self._compiled_advance = None
+        if self.accelerator == "numba":
+            from palaestra.envs.classic_control.vector._compiled import compile_acrobot
+
+            self._compiled_advance = compile_acrobot(self.params)
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Uniform float32 states within the (optionally overridden) bounds."""
@@ -89,6 +94,8 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
     ) -> Transition:
         """One Runge-Kutta step for every row (torque noise from each row's generator)."""
         torque = acrobot_torque(actions, self.params, rows)  # type: ignore[arg-type]
+        if self._compiled_advance is not None:
+            return self._compiled_advance(states, torque)
         # Squares inside the dynamics must round as on the single env's numpy scalars.
         states = acrobot_step(states.view(ScalarPowArray), torque, self.params).view(np.ndarray)
         terminations = acrobot_terminated(states, self.params)
