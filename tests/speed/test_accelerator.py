@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 
 import palaestra as gym
-from palaestra.envs.classic_control.vector import AcrobotVectorEnv, CartPoleVectorEnv
+from palaestra.envs.classic_control.vector import (
+    AcrobotVectorEnv,
+    CartPoleVectorEnv,
+    PendulumVectorEnv,
+)
 from palaestra.envs.classic_control.vector._accelerator import resolve_accelerator
 from palaestra.envs.classic_control.vector._generators import GeneratorBatch
 from tests.speed.conftest import assert_same_trajectory, random_actions, record
@@ -39,7 +43,25 @@ def test_numba_acrobot_matches_the_numpy_path(num_envs, kwargs):
     assert_same_trajectory(*trajectories)
 
 
-@pytest.mark.parametrize("env_id", ["Acrobot-v1", "CartPole-v1"])
+@pytest.mark.parametrize("kwargs", [{}, {"g": 9.81}], ids=["default", "g"])
+@pytest.mark.parametrize("num_envs", [8, 600])
+def test_numba_pendulum_matches_the_numpy_path(num_envs, kwargs):
+    actions = random_actions("Pendulum-v1", num_envs, 120)
+    trajectories = [
+        record(PendulumVectorEnv(num_envs, accelerator=accelerator, **kwargs), actions)
+        for accelerator in ("numpy", "numba")
+    ]
+    assert_same_trajectory(*trajectories)
+
+
+def test_numba_pendulum_keeps_the_last_torque_for_rendering():
+    envs = PendulumVectorEnv(2, accelerator="numba")
+    envs.reset(seed=0)
+    envs.step(np.array([[3.0], [-0.5]], dtype=np.float32))
+    assert envs.last_u.tolist() == [2.0, -0.5]
+
+
+@pytest.mark.parametrize("env_id", ["Acrobot-v1", "CartPole-v1", "Pendulum-v1"])
 def test_numba_native_matches_sync_over_long_runs(env_id):
     actions = random_actions(env_id, 16, 600, seed=11)
     expected = record(gym.make_vec(env_id, 16, vectorization_mode="sync"), actions, seed=21)
@@ -135,3 +157,23 @@ def test_compiled_float32_squares_are_numpy_scalar_squares(compiled_power, awkwa
         values = awkward_values[:50_000].astype(np.float32)
     expected = np.array([value**2 for value in values], dtype=np.float32)
     np.testing.assert_array_equal(compiled_power(values, 2), expected)
+
+
+def test_compiled_pendulum_rounds_float32_torques_as_numpy_scalars_do():
+    from palaestra.envs.classic_control.dynamics.pendulum import (
+        PendulumParams,
+        pendulum_reward,
+        pendulum_step,
+    )
+    from palaestra.envs.classic_control.vector._compiled import compile_pendulum
+
+    params = PendulumParams()
+    rng = np.random.default_rng(0)
+    states = np.asfortranarray(rng.uniform(-8.0, 8.0, size=(5000, 2)))
+    torques = rng.uniform(-2.0, 2.0, size=5000).astype(np.float32)
+    next_states, rewards = compile_pendulum(params)(states, torques)
+    singles = [(row.copy(), torque) for row, torque in zip(states, torques, strict=True)]
+    expected_rewards = [pendulum_reward(row, torque, params) for row, torque in singles]
+    expected_states = [pendulum_step(row, torque, params) for row, torque in singles]
+    np.testing.assert_array_equal(rewards, expected_rewards)
+    np.testing.assert_array_equal(next_states, expected_states)

@@ -33,6 +33,8 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.imputils import lower_builtin, lower_constant
 from numba.extending import (
+    intrinsic,
+    make_attribute_wrapper,
     models,
     overload,
     overload_attribute,
@@ -54,11 +56,17 @@ from palaestra.envs.classic_control.dynamics.cartpole import (
     cartpole_step,
     cartpole_terminated,
 )
+from palaestra.envs.classic_control.dynamics.pendulum import (
+    angle_normalize,
+    pendulum_reward,
+    pendulum_step,
+)
 from palaestra.envs.classic_control.vector import _pcg64, _scalar_pow
 
 __all__ = [
     "compile_cartpole",
     "compile_acrobot",
+    "compile_pendulum",
     "compiled_draw_doubles",
     "compiled_close_step",
     "as_named_tuple",
@@ -73,6 +81,7 @@ for _helper in (
     _acrobot._derivatives,
     _acrobot._euler_move,
     _acrobot.wrap_angle,
+    angle_normalize,
 ):
     register_jitable(_helper)
 
@@ -381,6 +390,106 @@ def compile_acrobot(params: Any) -> Any:
             terminations[i] = ended
             rewards[i] = reward(ended)
         return next_states, rewards, terminations
+
+    return advance
+
+
+class _TorqueType(types.Type):
+    """A float32 torque with the rounding numpy scalars give it in the pendulum's equations.
+
+    numpy rounds a Python float that multiplies a float32 scalar to float32 first (NEP 50);
+    numba would multiply in float64. The stand-in supports just what the pendulum's dynamics
+    do with the torque (``** int``, multiplication by a float), so anything else fails to
+    compile rather than round differently.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(name="PendulumTorque")
+
+
+_torque_type = _TorqueType()
+
+
+@register_model(_TorqueType)
+class _TorqueModel(models.StructModel):
+    def __init__(self, data_models: Any, torque_type: Any) -> None:
+        super().__init__(data_models, torque_type, [("value", types.float32)])
+
+
+make_attribute_wrapper(_TorqueType, "value", "value")
+
+
+@intrinsic
+def _as_torque(typing_context: Any, value: Any) -> Any:
+    def build(context: Any, builder: Any, signature: Any, arguments: Any) -> Any:
+        torque = cgutils.create_struct_proxy(_torque_type)(context, builder)
+        torque.value = arguments[0]
+        return torque._getvalue()
+
+    return _torque_type(types.float32), build
+
+
+@overload(operator.pow)
+def _torque_power(torque: Any, exponent: Any) -> Any:
+    if isinstance(torque, _TorqueType) and isinstance(exponent, types.Integer):
+
+        def power(torque: Any, exponent: Any) -> Any:
+            return _as_torque(torque.value**exponent)
+
+        return power
+    return None
+
+
+@overload(operator.mul)
+def _torque_product(left: Any, right: Any) -> Any:
+    if isinstance(left, types.Float) and isinstance(right, _TorqueType):
+
+        def scale(left: Any, right: Any) -> Any:
+            return np.float32(left) * right.value
+
+        return scale
+    if isinstance(left, _TorqueType) and isinstance(right, types.Float):
+
+        def scaled(left: Any, right: Any) -> Any:
+            return left.value * np.float32(right)
+
+        return scaled
+    return None
+
+
+@functools.cache
+def compile_pendulum(params: Any) -> Any:
+    """Compile a pendulum batch step from ``pendulum_step`` and ``pendulum_reward``.
+
+    Compiled once per parameter set (the parameters are compile-time constants), then shared.
+
+    Returns:
+        ``advance(states, torques) -> (next_states, rewards)`` for float32 clipped torques
+        (see ``pendulum_torque``); each reward is that of the state before the step.
+
+    Example:
+        >>> from palaestra.envs.classic_control.dynamics.pendulum import PendulumParams
+        >>> advance = compile_pendulum(PendulumParams())
+        >>> next_states, rewards = advance(np.zeros((1, 2)), np.array([2.0], dtype=np.float32))
+        >>> next_states.tolist(), rewards.round(4).tolist()
+        ([[0.015, 0.3]], [-0.004])
+    """
+    constants = as_named_tuple(params)
+    step = numba.njit(pendulum_step)
+    reward = numba.njit(pendulum_reward)
+
+    @numba.njit
+    def advance(states: np.ndarray, torques: np.ndarray) -> Any:
+        count = states.shape[0]
+        next_states = np.empty((2, count)).T
+        rewards = np.empty(count)
+        for i in range(count):
+            torque = _as_torque(torques[i])
+            rewards[i] = reward(states[i], torque, constants)
+            state = step(states[i], torque, constants)
+            next_states[i, 0] = state[0]
+            next_states[i, 1] = state[1]
+        return next_states, rewards
 
     return advance
 

@@ -62,6 +62,11 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
     ):
         super().__init__(num_envs, max_episode_steps, render_mode, autoreset_mode, accelerator, g=g)
         self.last_u = np.full(self.num_envs, np.nan, dtype=np.float32)
+        self._compiled_advance = None
+        if self.accelerator == "numba":
+            from palaestra.envs.classic_control.vector._compiled import compile_pendulum
+
+            self._compiled_advance = compile_pendulum(self.params)
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Uniform angles and velocities within the (optionally overridden) bounds."""
@@ -84,11 +89,14 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
         """One pendulum step for every row; the reward is that of the state before it."""
         torque = pendulum_torque(actions, self.params)
         self.last_u = torque
+        terminations = np.zeros(len(states), dtype=np.bool_)
+        if self._compiled_advance is not None:
+            return (*self._compiled_advance(states, torque), terminations)
         rewards = pendulum_reward(
             states.view(ScalarPowArray), torque.view(ScalarPowArray), self.params
         ).view(np.ndarray)
         states = pendulum_step(states, torque, self.params)
-        return states, rewards, np.zeros(len(states), dtype=np.bool_)
+        return states, rewards, terminations
 
     def draw_frame(self, canvas: Canvas, index: int) -> None:
         """Draw pendulum ``index`` with its last torque (none since its reset)."""
