@@ -18,19 +18,16 @@ from palaestra.envs.classic_control.continuous_mountain_car import Continuous_Mo
 from palaestra.envs.classic_control.dynamics.mountain_car import (
     continuous_mountain_car_reward,
     continuous_mountain_car_step,
-    mountain_car_initial_state,
     mountain_car_terminated,
 )
-from palaestra.envs.classic_control.mountain_car import draw_mountain_car
-from palaestra.envs.classic_control.rendering import Canvas
-from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
-from palaestra.envs.classic_control.vector._base import ClassicControlVectorEnv, Transition
+from palaestra.envs.classic_control.vector._base import Transition
 from palaestra.envs.classic_control.vector._generators import GeneratorRows
+from palaestra.envs.classic_control.vector.mountain_car import MountainCarVectorBase
 
 __all__ = ["Continuous_MountainCarVectorEnv"]
 
 
-class Continuous_MountainCarVectorEnv(ClassicControlVectorEnv):
+class Continuous_MountainCarVectorEnv(MountainCarVectorBase):
     """``num_envs`` continuous mountain cars stepped as one batch.
 
     See :class:`Continuous_MountainCarEnv` for the task. A car's state is float64 from its
@@ -72,15 +69,6 @@ class Continuous_MountainCarVectorEnv(ClassicControlVectorEnv):
             goal_velocity=goal_velocity,
         )
 
-    def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
-        """Cars at rest, at uniform positions within the (optionally overridden) bounds."""
-        low, high = maybe_parse_reset_bounds(options, self.params.reset_low, self.params.reset_high)
-        return mountain_car_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
-
-    def observe(self, states: np.ndarray) -> np.ndarray:
-        """Return the states as float32."""
-        return states.astype(np.float32)
-
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
     ) -> Transition:
@@ -102,7 +90,3 @@ class Continuous_MountainCarVectorEnv(ClassicControlVectorEnv):
         terminations = mountain_car_terminated(states, self.params)
         rewards = continuous_mountain_car_reward(terminations, actions, self.params)
         return states, rewards, terminations
-
-    def draw_frame(self, canvas: Canvas, index: int) -> None:
-        """Draw car ``index``."""
-        draw_mountain_car(canvas, self.state[index], self.params)  # type: ignore[index]

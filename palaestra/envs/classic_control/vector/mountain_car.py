@@ -26,10 +26,32 @@ from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
 from palaestra.envs.classic_control.vector._base import ClassicControlVectorEnv, Transition
 from palaestra.envs.classic_control.vector._generators import GeneratorRows
 
-__all__ = ["MountainCarVectorEnv"]
+__all__ = ["MountainCarVectorBase", "MountainCarVectorEnv"]
 
 
-class MountainCarVectorEnv(ClassicControlVectorEnv):
+class MountainCarVectorBase(ClassicControlVectorEnv):
+    """What the discrete and continuous batched mountain cars share: resets, observations, drawing.
+
+    Example:
+        >>> issubclass(MountainCarVectorEnv, MountainCarVectorBase)
+        True
+    """
+
+    def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
+        """Cars at rest, at uniform positions within the (optionally overridden) bounds."""
+        low, high = maybe_parse_reset_bounds(options, self.params.reset_low, self.params.reset_high)
+        return mountain_car_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
+
+    def observe(self, states: np.ndarray) -> np.ndarray:
+        """Return the states as float32."""
+        return states.astype(np.float32)
+
+    def draw_frame(self, canvas: Canvas, index: int) -> None:
+        """Draw car ``index``."""
+        draw_mountain_car(canvas, self.state[index], self.params)  # type: ignore[index]
+
+
+class MountainCarVectorEnv(MountainCarVectorBase):
     """``num_envs`` mountain cars stepped as one batch; see :class:`MountainCarEnv`.
 
     Args:
@@ -66,15 +88,6 @@ class MountainCarVectorEnv(ClassicControlVectorEnv):
             goal_velocity=goal_velocity,
         )
 
-    def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
-        """Cars at rest, at uniform positions within the (optionally overridden) bounds."""
-        low, high = maybe_parse_reset_bounds(options, self.params.reset_low, self.params.reset_high)
-        return mountain_car_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
-
-    def observe(self, states: np.ndarray) -> np.ndarray:
-        """Return the states as float32."""
-        return states.astype(np.float32)
-
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
     ) -> Transition:
@@ -82,7 +95,3 @@ class MountainCarVectorEnv(ClassicControlVectorEnv):
         states = mountain_car_step(states, actions, self.params)
         terminations = mountain_car_terminated(states, self.params)
         return states, mountain_car_reward(terminations), terminations
-
-    def draw_frame(self, canvas: Canvas, index: int) -> None:
-        """Draw car ``index``."""
-        draw_mountain_car(canvas, self.state[index], self.params)  # type: ignore[index]
