@@ -476,9 +476,6 @@ class ObservationWrapper(Wrapper[WrapperObsType, ActType, ObsType, ActType]):
         ...         return 2 * observation
     """
 
-    def __init__(self, env: Env[ObsType, ActType]):
-        Wrapper.__init__(self, env)
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[WrapperObsType, dict[str, Any]]:
@@ -512,9 +509,6 @@ class RewardWrapper(Wrapper[ObsType, ActType, ObsType, ActType]):
         ...         return reward / 2
     """
 
-    def __init__(self, env: Env[ObsType, ActType]):
-        Wrapper.__init__(self, env)
-
     def step(self, action: ActType) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step the inner env and transform the reward."""
         obs, reward, terminated, truncated, info = self.env.step(action)
@@ -540,9 +534,6 @@ class ActionWrapper(Wrapper[ObsType, WrapperActType, ObsType, ActType]):
         ...     def action(self, action):
         ...         return 1 - action
     """
-
-    def __init__(self, env: Env[ObsType, ActType]):
-        Wrapper.__init__(self, env)
 
     def step(
         self, action: WrapperActType

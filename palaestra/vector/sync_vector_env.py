@@ -172,8 +172,7 @@ class SyncVectorEnv(
         """
         infos: dict[str, Any] = {}
         for i, action in enumerate(actions_per_env(self.action_space, actions, self.num_envs)):
-            env_info = self._step_one(i, action, infos)
-            infos = self._add_info(infos, env_info, i)
+            self._add_info(infos, self._step_one(i, action, infos), i)
         self._autoreset_envs = np.logical_or(self._terminations, self._truncations)
         return (
             self._batch_observations(),
