@@ -1,0 +1,1 @@
+"""Registers the Box2D environments (imported by :mod:`palaestra.envs`)."""

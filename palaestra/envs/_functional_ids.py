@@ -1,0 +1,1 @@
+"""Registers the functional (phys2d, tabular) environments (imported by :mod:`palaestra.envs`)."""

@@ -1,0 +1,1 @@
+"""Registers the MuJoCo environments (imported by :mod:`palaestra.envs`)."""

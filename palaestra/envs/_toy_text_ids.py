@@ -1,0 +1,1 @@
+"""Registers the toy-text environments (imported by :mod:`palaestra.envs`)."""
