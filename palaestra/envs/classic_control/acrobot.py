@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -26,11 +27,12 @@ from palaestra.envs.classic_control.dynamics.acrobot import (
     acrobot_step,
     acrobot_terminated,
     acrobot_torque,
+    wrap_angle,
 )
 from palaestra.envs.classic_control.rendering import Canvas, rotate
 from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
 
-__all__ = ["AcrobotEnv", "draw_acrobot"]
+__all__ = ["AcrobotEnv", "bound", "draw_acrobot", "rk4", "wrap"]
 
 
 class AcrobotEnv(ClassicControlEnv):
@@ -92,6 +94,14 @@ class AcrobotEnv(ClassicControlEnv):
         self.action_space = spaces.Discrete(3)
         self.state: np.ndarray | None = None
 
+    def step(self, a: int) -> tuple[np.ndarray, Any, bool, bool, dict[str, Any]]:
+        """Advance one time step under action ``a`` (Gymnasium's parameter name).
+
+        Raises:
+            AssertionError: before ``reset``, or if ``a`` is not in the action space.
+        """
+        return super().step(a)
+
     def _transition(self, action: Any) -> tuple[np.ndarray, float, bool]:
         torque = acrobot_torque(action, self.params, self.np_random)
         self.state = acrobot_step(self.state, torque, self.params)
@@ -149,3 +159,63 @@ def draw_acrobot(canvas: Canvas, state: np.ndarray, params: AcrobotParams) -> No
         joint = rotate([(length, 0.0)], angle, joint)[0]
     for centre in joints:
         canvas.circle(centre, half_width * 0.8, JOINT_COLOR)
+
+
+def wrap(x: float, m: float, M: float) -> float:
+    """Shift ``x`` by whole multiples of ``M - m`` until it lies in ``[m, M]`` (Gymnasium's name).
+
+    Args:
+        x: the value to wrap, e.g. an angle.
+        m: the lower end of the range.
+        M: the upper end of the range.
+
+    Example:
+        >>> round(wrap(7.0, -3.14, 3.14), 4)
+        0.72
+    """
+    return wrap_angle(x, m, M)
+
+
+def bound(x: Any, m: Any, M: Any = None) -> Any:
+    """Clamp ``x`` into ``[m, M]``; with ``M`` omitted, ``m`` is the pair ``(low, high)``.
+
+    Args:
+        x: the value to clamp.
+        m: the lower bound, or a ``(low, high)`` pair when ``M`` is ``None``.
+        M: the upper bound.
+
+    Example:
+        >>> bound(5, [1, 3]), bound(2.0, 1, 3)
+        (3, 2.0)
+    """
+    if M is None:
+        m, M = m[0], m[1]
+    return min(max(x, m), M)
+
+
+def rk4(derivs: Any, y0: Any, t: Any) -> np.ndarray:
+    """Integrate ``dy/dt = derivs(y)`` with the classic 4th-order Runge-Kutta method.
+
+    Steps from ``t[0]`` through every time in ``t`` and returns the first four components of
+    the state at ``t[-1]`` (the acrobot's joint angles and velocities, as Gymnasium's helper
+    of the same name does; a fifth component, the torque, rides along unchanged).
+
+    Args:
+        derivs: a function of the state returning its time derivative.
+        y0: the initial state.
+        t: the increasing sequence of times to step through.
+
+    Example:
+        >>> import numpy as np
+        >>> rk4(lambda y: np.array([y[1], -y[0], 0.0, 0.0]), np.array([1.0, 0, 0, 0]), [0, 0.1])
+        array([ 0.99500417, -0.09983333,  0.        ,  0.        ])
+    """
+    y = np.asarray(y0, dtype=float)
+    for start, end in itertools.pairwise(t):
+        dt = end - start
+        k1 = np.asarray(derivs(y))
+        k2 = np.asarray(derivs(y + dt / 2.0 * k1))
+        k3 = np.asarray(derivs(y + dt / 2.0 * k2))
+        k4 = np.asarray(derivs(y + dt * k3))
+        y = y + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return y[:4]

@@ -22,6 +22,7 @@ from palaestra import spaces
 from palaestra.envs.classic_control._base import ClassicControlEnv, ParamAttribute
 from palaestra.envs.classic_control.dynamics.pendulum import (
     PendulumParams,
+    angle_normalize,
     pendulum_initial_state,
     pendulum_observation,
     pendulum_reward,
@@ -31,7 +32,12 @@ from palaestra.envs.classic_control.dynamics.pendulum import (
 from palaestra.envs.classic_control.rendering import Canvas, rotate
 from palaestra.envs.classic_control.utils import verify_number_and_cast
 
-__all__ = ["PendulumEnv", "draw_pendulum"]
+__all__ = ["DEFAULT_X", "DEFAULT_Y", "PendulumEnv", "angle_normalize", "draw_pendulum"]
+
+DEFAULT_X = PendulumParams.reset_angle
+"""Default bound of the initial angle (``options["x_init"]`` overrides it)."""
+DEFAULT_Y = PendulumParams.reset_velocity
+"""Default bound of the initial angular velocity (``options["y_init"]`` overrides it)."""
 
 
 class PendulumEnv(ClassicControlEnv):
@@ -78,6 +84,14 @@ class PendulumEnv(ClassicControlEnv):
         self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
         self.state: np.ndarray | None = None
         self.last_u: Any = None
+
+    def step(self, u: np.ndarray) -> tuple[np.ndarray, Any, bool, bool, dict[str, Any]]:
+        """Advance one time step under action ``u`` (Gymnasium's parameter name).
+
+        Raises:
+            AssertionError: before ``reset``, or if ``u`` is not in the action space.
+        """
+        return super().step(u)
 
     def _transition(self, action: np.ndarray) -> tuple[np.ndarray, Any, bool]:
         torque = pendulum_torque(action, self.params)
