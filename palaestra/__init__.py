@@ -19,6 +19,7 @@ from palaestra import (
     vector,
     wrappers,
 )
+from palaestra._lazy import submodule_getattr
 from palaestra.core import (
     ActionWrapper,
     Env,
@@ -64,3 +65,6 @@ __all__ = [
     "logger",
     "__version__",
 ]
+
+# Submodules (e.g. ``palaestra.wrappers.common``) are imported when first named, as attributes.
+__getattr__ = submodule_getattr(__name__)

@@ -3,8 +3,44 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from typing import Any
+
+
+def submodule_getattr(package: str) -> Callable[[str], Any]:
+    """Build a module ``__getattr__`` that imports a package's submodules on first access.
+
+    ``import palaestra as gym`` then makes ``gym.wrappers.common`` reachable as an attribute,
+    as in Gymnasium, without importing every submodule up front.
+
+    Args:
+        package: the package's ``__name__``.
+
+    Returns:
+        A function to assign as the package's ``__getattr__``.
+
+    Raises:
+        AttributeError: (from the returned function) for a name that is not a submodule.
+
+    Example:
+        >>> getattr_ = submodule_getattr("palaestra.utils")
+        >>> getattr_("seeding").__name__
+        'palaestra.utils.seeding'
+    """
+
+    def __getattr__(name: str) -> Any:
+        if not name.startswith("__"):
+            qualified = f"{package}.{name}"
+            try:
+                found = importlib.util.find_spec(qualified) is not None
+            except ModuleNotFoundError:
+                found = False
+            if found:
+                return importlib.import_module(qualified)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__
 
 
 def lazy_attributes(
@@ -18,7 +54,8 @@ def lazy_attributes(
             a name mapped to itself is that submodule.
 
     Returns:
-        ``(__getattr__, __dir__)`` to assign at module level.
+        ``(__getattr__, __dir__)`` to assign at module level. Names that are not members
+        but submodules of ``package`` are imported and returned too.
 
     Example:
         >>> getattr_, dir_ = lazy_attributes("palaestra.utils", {"EzPickle": "ezpickle"})
@@ -27,10 +64,11 @@ def lazy_attributes(
         >>> dir_()
         ['EzPickle']
     """
+    submodule = submodule_getattr(package)
 
     def __getattr__(name: str) -> Any:
         if name not in locations:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            return submodule(name)
         module = importlib.import_module(f"{package}.{locations[name]}")
         # A name that maps to itself is a subpackage, not a member of one.
         return module if locations[name] == name else getattr(module, name)

@@ -10,6 +10,7 @@ Example:
 """
 
 # One module per family keeps each family's ids beside each other and out of the others' way.
+from palaestra._lazy import submodule_getattr
 from palaestra.envs import (  # noqa: F401
     _box2d_ids,
     _classic_control_ids,
@@ -21,3 +22,6 @@ from palaestra.envs import (  # noqa: F401
 from palaestra.envs.registration import make, make_vec, pprint_registry, register, registry, spec
 
 __all__ = ["make", "make_vec", "pprint_registry", "register", "registry", "spec"]
+
+# Submodules (e.g. ``palaestra.wrappers.common``) are imported when first named, as attributes.
+__getattr__ = submodule_getattr(__name__)

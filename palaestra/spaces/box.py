@@ -28,14 +28,14 @@ def array_short_repr(arr: np.ndarray) -> str:
     return str(arr)
 
 
-def is_float_integer(value: object) -> bool:
-    """Return whether ``value`` is a real scalar (python or numpy), excluding ``bool``.
+def is_float_integer(var: object) -> bool:
+    """Return whether ``var`` is a real scalar (python or numpy), excluding ``bool``.
 
     Example:
         >>> is_float_integer(1.5), is_float_integer(True), is_float_integer([1])
         (True, False, False)
     """
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    return isinstance(var, (int, float, np.integer, np.floating)) and not isinstance(var, bool)
 
 
 def dtype_limits(dtype: np.dtype) -> tuple[float, float]:

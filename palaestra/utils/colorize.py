@@ -1,8 +1,8 @@
-"""ANSI colouring of terminal strings."""
+"""ANSI colouring of terminal strings; ``color2num`` maps colour names to ANSI codes."""
 
 from __future__ import annotations
 
-_COLOR_CODES = {
+color2num = {
     "gray": 30,
     "red": 31,
     "green": 32,
@@ -31,6 +31,6 @@ def colorize(string: str, color: str, bold: bool = False, highlight: bool = Fals
         >>> colorize("ok", "green")
         '\x1b[32mok\x1b[0m'
     """
-    code = _COLOR_CODES[color] + (10 if highlight else 0)
+    code = color2num[color] + (10 if highlight else 0)
     attributes = [str(code)] + (["1"] if bold else [])
     return f"\x1b[{';'.join(attributes)}m{string}\x1b[0m"

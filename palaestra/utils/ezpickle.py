@@ -29,6 +29,6 @@ class EzPickle:
     def __getstate__(self) -> dict[str, Any]:
         return {"_ezpickle_args": self._ezpickle_args, "_ezpickle_kwargs": self._ezpickle_kwargs}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        rebuilt = type(self)(*state["_ezpickle_args"], **state["_ezpickle_kwargs"])
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        rebuilt = type(self)(*d["_ezpickle_args"], **d["_ezpickle_kwargs"])
         self.__dict__.update(rebuilt.__dict__)

@@ -69,7 +69,11 @@ def _check_box_bounds(space: spaces.Box, space_type: str) -> None:
         logger.warn("A Box observation space low value is greater than a high value.")
 
 
-def check_space(space: spaces.Space[Any], space_type: str) -> None:
+def check_space(
+    space: spaces.Space[Any],
+    space_type: str,
+    check_box_space_fn: Callable[[spaces.Box], None] | None = None,
+) -> None:
     """Check that a space is a palaestra ``Space`` and that its parameters make sense.
 
     Composite spaces (``Tuple``, ``Dict``) are checked recursively.
@@ -77,6 +81,9 @@ def check_space(space: spaces.Space[Any], space_type: str) -> None:
     Args:
         space: the space to check.
         space_type: ``"observation"`` or ``"action"``, used in messages.
+        check_box_space_fn: the check applied to ``Box`` spaces (Gymnasium passes
+            ``check_box_observation_space`` or ``check_box_action_space``); by default the
+            bounds are checked for shape agreement and equal or inverted limits.
 
     Raises:
         TypeError: if ``space`` is not a :class:`~palaestra.spaces.Space`.
@@ -96,7 +103,10 @@ def check_space(space: spaces.Space[Any], space_type: str) -> None:
             f"actual type: {type(space)}"
         )
     if isinstance(space, spaces.Box):
-        _check_box_bounds(space, space_type)
+        if check_box_space_fn is None:
+            _check_box_bounds(space, space_type)
+        else:
+            check_box_space_fn(space)
     elif isinstance(space, spaces.Discrete):
         assert space.n > 0, (
             f"Discrete {space_type} space's number of elements must be positive, "
@@ -124,7 +134,7 @@ def check_space(space: spaces.Space[Any], space_type: str) -> None:
         assert len(space.spaces) > 0, f"An empty {kind} {space_type} space is not allowed."
         children = space.spaces.values() if isinstance(space, spaces.Dict) else space.spaces
         for child in children:
-            check_space(child, space_type)
+            check_space(child, space_type, check_box_space_fn)
 
 
 check_observation_space: Callable[[spaces.Space[Any]], None] = partial(

@@ -49,7 +49,7 @@ _LOCATIONS = {
     "RecordVideo": "rendering",
     "HumanRendering": "rendering",
     "RenderCollection": "rendering",
-    "AddRenderObservation": "rendering",
+    "AddRenderObservation": "transform_observation",
     "AddWhiteNoise": "rendering",
     "ObstructView": "rendering",
     # array conversion

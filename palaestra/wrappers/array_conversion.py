@@ -236,8 +236,8 @@ class _LibraryBridge:
         }
         return state
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        state = dict(state)
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        state = dict(d)
         state["_env_xp"] = module_name_to_namespace(state["_env_xp"])
         state["_target_xp"] = module_name_to_namespace(state["_target_xp"])
         state["_saved_kwargs"] = {

@@ -26,8 +26,8 @@ from typing import Any, SupportsFloat
 
 import numpy as np
 
-from palaestra import logger, spaces
-from palaestra.core import ActType, Env, ObservationWrapper, ObsType, RenderFrame, Wrapper
+from palaestra import logger
+from palaestra.core import ActType, Env, ObsType, RenderFrame, Wrapper
 from palaestra.error import DependencyNotInstalled
 from palaestra.utils.record_constructor import RecordConstructorArgs
 from palaestra.utils.save_video import (
@@ -35,6 +35,7 @@ from palaestra.utils.save_video import (
     capped_cubic_video_schedule,
     write_mp4,
 )
+from palaestra.wrappers.transform_observation import AddRenderObservation
 from palaestra.wrappers.utils import check_chance
 
 __all__ = [
@@ -569,88 +570,6 @@ class HumanRendering(
         """Close the window, then the env."""
         self._window.close()
         self.env.close()
-
-
-class AddRenderObservation(ObservationWrapper[Any, ActType, ObsType], RecordConstructorArgs):
-    """Add the rendered image to the observation, or replace the observation with it.
-
-    With ``render_only`` the observation is the image, a ``Box(0, 255, frame.shape, uint8)``.
-    Otherwise it is a dict: for ``Dict`` observations the image is added under
-    ``render_key``; other observations become ``{obs_key: obs, render_key: image}``.
-    To learn the image size the env is reset (without a seed) once on construction.
-
-    Args:
-        env: an env whose ``render()`` returns an image.
-        render_only: replace the observation instead of extending it.
-        render_key: the image's key in dict observations.
-        obs_key: the original observation's key when it is not a dict.
-
-    Raises:
-        ValueError: if the render mode is ``None`` or ``"human"``, or ``render_key`` is
-            already a key of a ``Dict`` observation space.
-        TypeError: if ``render()`` does not return a numpy array.
-
-    Example:
-        >>> import palaestra as gym
-        >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
-        >>> env = AddRenderObservation(env, render_only=False)
-        >>> obs, _ = env.reset(seed=123)
-        >>> sorted(obs), obs["pixels"].shape
-        (['pixels', 'state'], (400, 600, 3))
-    """
-
-    def __init__(
-        self,
-        env: Env[ObsType, ActType],
-        render_only: bool = True,
-        render_key: str = "pixels",
-        obs_key: str = "state",
-    ):
-        RecordConstructorArgs.__init__(
-            self, render_only=render_only, render_key=render_key, obs_key=obs_key
-        )
-        if env.render_mode is None or env.render_mode == "human":
-            raise ValueError(
-                "AddRenderObservation requires render_mode to be not None and not 'human', "
-                f"got {env.render_mode}"
-            )
-        env.reset()
-        pixels = env.render()
-        if not isinstance(pixels, np.ndarray):
-            raise TypeError(
-                "AddRenderObservation expects env.render() to return a numpy array, "
-                f"got {type(pixels)}"
-            )
-        ObservationWrapper.__init__(self, env)
-        self.render_only = render_only
-        self.render_key = render_key
-        self.obs_key = obs_key
-        self.observation_space = self._space_with_pixels(
-            env.observation_space, spaces.Box(0, 255, shape=pixels.shape, dtype=np.uint8)
-        )
-
-    def _space_with_pixels(self, inner: spaces.Space, pixel_space: spaces.Box) -> spaces.Space:
-        if self.render_only:
-            return pixel_space
-        if isinstance(inner, spaces.Dict):
-            if self.render_key in inner.spaces:
-                raise ValueError(
-                    f"AddRenderObservation render_key '{self.render_key}' already exists in the "
-                    "observation space"
-                )
-            return spaces.Dict(
-                {self.render_key: pixel_space, **inner.spaces}, sort_keys=inner.sort_keys
-            )
-        return spaces.Dict({self.obs_key: inner, self.render_key: pixel_space})
-
-    def observation(self, observation: ObsType) -> Any:
-        """Combine the env's observation with its current rendering."""
-        pixels = self.render()
-        if self.render_only:
-            return pixels
-        if isinstance(self.env.observation_space, spaces.Dict):
-            return {self.render_key: pixels, **observation}
-        return {self.obs_key: observation, self.render_key: pixels}
 
 
 def pixel_noise(rng: np.random.Generator, shape: tuple[int, ...], grayscale: bool) -> np.ndarray:

@@ -166,12 +166,12 @@ class DiscretizeAction(TransformAction[ObsType, WrapperActType, ActType]):
         else:
             self.action_space = spaces.Discrete(np.prod(self.bins))
 
-    def action(self, action: Any) -> ActType:
-        """Return the centre of the bin that ``action`` indexes, in the env's action shape."""
+    def action(self, act: Any) -> ActType:
+        """Return the centre of the bin that ``act`` indexes, in the env's action shape."""
         if self.multidiscrete:
-            indices = np.asarray(action, dtype=int)
+            indices = np.asarray(act, dtype=int)
         else:
-            indices = np.unravel_index(action, self.bins)
+            indices = np.unravel_index(act, self.bins)
         centers = [
             centers[min(max(index, 0), count - 1)]
             for centers, index, count in zip(self.bin_centers, indices, self.bins)

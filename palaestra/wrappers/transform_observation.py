@@ -29,6 +29,7 @@ __all__ = [
     "RescaleObservation",
     "DtypeObservation",
     "DiscretizeObservation",
+    "AddRenderObservation",
 ]
 
 # ITU-R BT.709 luma coefficients for red, green and blue.
@@ -473,7 +474,7 @@ def finite_flat_bounds(space: spaces.Box, kind: str) -> tuple[np.ndarray, np.nda
 
 
 class DiscretizeObservation(
-    ObservationWrapper[WrapperObsType, ActType, ObsType], RecordConstructorArgs
+    TransformObservation[WrapperObsType, ActType, ObsType], RecordConstructorArgs
 ):
     """Turn a bounded ``Box`` observation into bin indices (uniform bins per dimension).
 
@@ -509,7 +510,6 @@ class DiscretizeObservation(
         self.n_dims = int(self.low.size)
         self.multidiscrete = multidiscrete
         RecordConstructorArgs.__init__(self, bins=bins, multidiscrete=multidiscrete)
-        ObservationWrapper.__init__(self, env)
 
         self.bins = bin_counts(bins, self.n_dims)
         self.bin_edges = [
@@ -517,11 +517,12 @@ class DiscretizeObservation(
             for low, high, count in zip(self.low, self.high, self.bins)
         ]
         if multidiscrete:
-            self.observation_space = spaces.MultiDiscrete(self.bins)
+            space: spaces.Space[Any] = spaces.MultiDiscrete(self.bins)
         else:
-            self.observation_space = spaces.Discrete(np.prod(self.bins))
+            space = spaces.Discrete(np.prod(self.bins))
+        TransformObservation.__init__(self, env, func=self._bin_index, observation_space=space)
 
-    def observation(self, observation: ObsType) -> Any:
+    def _bin_index(self, observation: ObsType) -> Any:
         """Return the bin index (or indices) of ``observation``."""
         # Values at the upper bound belong to the last bin, not one past it.
         clipped = np.clip(np.ravel(observation), self.low, self.high - 1e-8)
@@ -530,11 +531,11 @@ class DiscretizeObservation(
             return np.array(indices, dtype=np.int64)
         return int(np.ravel_multi_index(indices, self.bins))
 
-    def revert_observation(self, observation: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Return the lower and upper corners of the cell that ``observation`` indexes.
+    def revert_observation(self, obs: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Return the lower and upper corners of the cell that ``obs`` indexes.
 
         Args:
-            observation: an index (or indices, with ``multidiscrete``) from this wrapper.
+            obs: an index (or indices, with ``multidiscrete``) from this wrapper.
 
         Example:
             >>> class Gauge(Env):
@@ -543,9 +544,9 @@ class DiscretizeObservation(
             (array([0.25], dtype=float32), array([0.5], dtype=float32))
         """
         if self.multidiscrete:
-            indices = np.asarray(observation, dtype=int)
+            indices = np.asarray(obs, dtype=int)
         else:
-            indices = np.unravel_index(observation, self.bins)
+            indices = np.unravel_index(obs, self.bins)
         edges = [
             np.linspace(low, high, count + 1)
             for low, high, count in zip(self.low, self.high, self.bins)
@@ -554,3 +555,85 @@ class DiscretizeObservation(
         lows = np.array([edge[index] for edge, index in zip(edges, indices)], dtype=dtype)
         highs = np.array([edge[index + 1] for edge, index in zip(edges, indices)], dtype=dtype)
         return lows, highs
+
+
+class AddRenderObservation(TransformObservation[Any, ActType, ObsType], RecordConstructorArgs):
+    """Add the rendered image to the observation, or replace the observation with it.
+
+    With ``render_only`` the observation is the image, a ``Box(0, 255, frame.shape, uint8)``.
+    Otherwise it is a dict: for ``Dict`` observations the image is added under
+    ``render_key``; other observations become ``{obs_key: obs, render_key: image}``.
+    To learn the image size the env is reset (without a seed) once on construction.
+
+    Args:
+        env: an env whose ``render()`` returns an image.
+        render_only: replace the observation instead of extending it.
+        render_key: the image's key in dict observations.
+        obs_key: the original observation's key when it is not a dict.
+
+    Raises:
+        ValueError: if the render mode is ``None`` or ``"human"``, or ``render_key`` is
+            already a key of a ``Dict`` observation space.
+        TypeError: if ``render()`` does not return a numpy array.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
+        >>> env = AddRenderObservation(env, render_only=False)
+        >>> obs, _ = env.reset(seed=123)
+        >>> sorted(obs), obs["pixels"].shape
+        (['pixels', 'state'], (400, 600, 3))
+    """
+
+    def __init__(
+        self,
+        env: Env[ObsType, ActType],
+        render_only: bool = True,
+        render_key: str = "pixels",
+        obs_key: str = "state",
+    ):
+        RecordConstructorArgs.__init__(
+            self, render_only=render_only, render_key=render_key, obs_key=obs_key
+        )
+        if env.render_mode is None or env.render_mode == "human":
+            raise ValueError(
+                "AddRenderObservation requires render_mode to be not None and not 'human', "
+                f"got {env.render_mode}"
+            )
+        env.reset()
+        pixels = env.render()
+        if not isinstance(pixels, np.ndarray):
+            raise TypeError(
+                "AddRenderObservation expects env.render() to return a numpy array, "
+                f"got {type(pixels)}"
+            )
+        self.render_only = render_only
+        self.render_key = render_key
+        self.obs_key = obs_key
+        space = self._space_with_pixels(
+            env.observation_space, spaces.Box(0, 255, shape=pixels.shape, dtype=np.uint8)
+        )
+        TransformObservation.__init__(self, env, func=self._with_pixels, observation_space=space)
+
+    def _space_with_pixels(self, inner: spaces.Space, pixel_space: spaces.Box) -> spaces.Space:
+        if self.render_only:
+            return pixel_space
+        if isinstance(inner, spaces.Dict):
+            if self.render_key in inner.spaces:
+                raise ValueError(
+                    f"AddRenderObservation render_key '{self.render_key}' already exists in the "
+                    "observation space"
+                )
+            return spaces.Dict(
+                {self.render_key: pixel_space, **inner.spaces}, sort_keys=inner.sort_keys
+            )
+        return spaces.Dict({self.obs_key: inner, self.render_key: pixel_space})
+
+    def _with_pixels(self, observation: ObsType) -> Any:
+        """Combine the env's observation with its current rendering."""
+        pixels = self.render()
+        if self.render_only:
+            return pixels
+        if isinstance(self.env.observation_space, spaces.Dict):
+            return {self.render_key: pixels, **observation}
+        return {self.obs_key: observation, self.render_key: pixels}

@@ -10,6 +10,7 @@ Example:
     50
 """
 
+from palaestra._lazy import submodule_getattr
 from palaestra.envs.classic_control.acrobot import AcrobotEnv
 from palaestra.envs.classic_control.cartpole import CartPoleEnv
 from palaestra.envs.classic_control.continuous_mountain_car import Continuous_MountainCarEnv
@@ -23,3 +24,6 @@ __all__ = [
     "MountainCarEnv",
     "PendulumEnv",
 ]
+
+# Submodules (e.g. ``palaestra.wrappers.common``) are imported when first named, as attributes.
+__getattr__ = submodule_getattr(__name__)

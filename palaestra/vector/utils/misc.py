@@ -40,8 +40,8 @@ class CloudpickleWrapper(Generic[_Result]):
 
         return cloudpickle.dumps(self.fn)
 
-    def __setstate__(self, state: bytes) -> None:
-        self.fn = pickle.loads(state)
+    def __setstate__(self, ob: bytes) -> None:
+        self.fn = pickle.loads(ob)
 
     def __call__(self) -> _Result:
         """Call the wrapped function."""
