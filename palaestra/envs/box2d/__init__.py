@@ -1,0 +1,1 @@
+"""The Box2D environments."""
