@@ -21,6 +21,7 @@ from palaestra.vector._arguments import (
     split_reset_mask,
     values_per_env,
 )
+from palaestra.vector.episodes import DISABLED, SubEnvStepper, disabled_step_error
 from palaestra.vector.utils import batch_space, concatenate, create_empty_array
 from palaestra.vector.vector_env import AutoresetMode, SubEnvAttributes, VectorEnv
 
@@ -88,6 +89,9 @@ class SyncVectorEnv(
             self.close_extras()
             raise
 
+        self._steppers = [
+            SubEnvStepper(env, self.autoreset_mode, index) for index, env in enumerate(self.envs)
+        ]
         self._env_obs: list[Any] = [None] * self.num_envs
         self._observations = create_empty_array(
             self.single_observation_space, n=self.num_envs, fn=np.zeros
@@ -95,7 +99,6 @@ class SyncVectorEnv(
         self._rewards = np.zeros((self.num_envs,), dtype=np.float64)
         self._terminations = np.zeros((self.num_envs,), dtype=np.bool_)
         self._truncations = np.zeros((self.num_envs,), dtype=np.bool_)
-        self._autoreset_envs = np.zeros((self.num_envs,), dtype=np.bool_)
 
     def _set_spaces(self, first: Env) -> None:
         self.single_action_space = first.action_space
@@ -151,11 +154,10 @@ class SyncVectorEnv(
             mask = np.ones(self.num_envs, dtype=np.bool_)
         self._terminations[mask] = False
         self._truncations[mask] = False
-        self._autoreset_envs[mask] = False
 
         infos: dict[str, Any] = {}
         for i in np.flatnonzero(mask):
-            self._env_obs[i], env_info = self.envs[i].reset(seed=seeds[i], options=options)
+            self._env_obs[i], env_info = self._steppers[i].reset(seed=seeds[i], options=options)
             infos = self._add_info(infos, env_info, int(i))
         return self._batch_observations(), infos
 
@@ -169,47 +171,30 @@ class SyncVectorEnv(
 
         Returns:
             Batched ``(observations, rewards, terminations, truncations, infos)``.
+
+        Raises:
+            RuntimeError: with ``autoreset_mode=DISABLED``, if a sub-env whose episode ended
+                was not reset (no sub-env is stepped then).
         """
+        if self.autoreset_mode is DISABLED:
+            ended = [s.index for s in self._steppers if s.needs_reset]
+            if ended:
+                raise disabled_step_error(ended)
         infos: dict[str, Any] = {}
-        for i, action in enumerate(actions_per_env(self.action_space, actions, self.num_envs)):
-            self._add_info(infos, self._step_one(i, action, infos), i)
-        self._autoreset_envs = np.logical_or(self._terminations, self._truncations)
+        env_obs, rewards = self._env_obs, self._rewards
+        terminations, truncations = self._terminations, self._truncations
+        for i, (stepper, action) in enumerate(
+            zip(self._steppers, actions_per_env(self.action_space, actions, self.num_envs))
+        ):
+            env_obs[i], rewards[i], terminations[i], truncations[i], env_info = stepper.step(action)
+            self._add_info(infos, env_info, i)
         return (
             self._batch_observations(),
-            np.copy(self._rewards),
-            np.copy(self._terminations),
-            np.copy(self._truncations),
+            np.copy(rewards),
+            np.copy(terminations),
+            np.copy(truncations),
             infos,
         )
-
-    def _step_one(self, i: int, action: Any, infos: dict[str, Any]) -> dict[str, Any]:
-        """Advance sub-env ``i`` by one step (or autoreset it); return its info."""
-        env = self.envs[i]
-        if self.autoreset_mode is AutoresetMode.NEXT_STEP and self._autoreset_envs[i]:
-            self._env_obs[i], env_info = env.reset()
-            self._rewards[i] = 0.0
-            self._terminations[i] = False
-            self._truncations[i] = False
-            return env_info
-        if self.autoreset_mode is AutoresetMode.DISABLED and self._autoreset_envs[i]:
-            raise RuntimeError(
-                f"Sub-environment {i} was stepped after its episode ended with "
-                "autoreset_mode=DISABLED; reset it first with "
-                "`reset(options={'reset_mask': mask})`."
-            )
-        (
-            self._env_obs[i],
-            self._rewards[i],
-            self._terminations[i],
-            self._truncations[i],
-            env_info,
-        ) = env.step(action)
-        ended = self._terminations[i] or self._truncations[i]
-        if self.autoreset_mode is AutoresetMode.SAME_STEP and ended:
-            final = {"final_obs": self._env_obs[i], "final_info": env_info}
-            self._add_info(infos, final, i)
-            self._env_obs[i], env_info = env.reset()
-        return env_info
 
     def _batch_observations(self) -> ObsType:
         self._observations = concatenate(

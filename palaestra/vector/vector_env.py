@@ -20,13 +20,11 @@ Example:
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic
 
 import numpy as np
 from typing_extensions import TypeVar
 
-from palaestra import logger
 from palaestra.core import (
     ActType,
     AttributeLookup,
@@ -39,6 +37,7 @@ from palaestra.core import (
     own_or_inner,
 )
 from palaestra.utils import seeding
+from palaestra.vector.episodes import SAME_STEP, AutoresetMode, autoreset_mode
 
 if TYPE_CHECKING:
     from palaestra.envs.registration import EnvSpec
@@ -58,26 +57,6 @@ ArrayType = TypeVar("ArrayType", default=Any)
 
 # Python scalars whose batch is a plain numpy array of that type.
 _SCALAR_TYPES = (int, float, bool)
-
-
-class AutoresetMode(Enum):
-    """When a vector env resets a sub-environment whose episode ended.
-
-    * ``NEXT_STEP``: on the next ``step``, which ignores that sub-env's action and returns
-      its first observation with reward 0 and both flags False.
-    * ``SAME_STEP``: inside the same ``step``; the returned observation is the new episode's
-      first, and the ending observation and info are in ``info["final_obs"]`` and
-      ``info["final_info"]``.
-    * ``DISABLED``: never; reset the ended sub-envs with ``options={"reset_mask": mask}``.
-
-    Example:
-        >>> AutoresetMode("SameStep")
-        <AutoresetMode.SAME_STEP: 'SameStep'>
-    """
-
-    NEXT_STEP = "NextStep"
-    SAME_STEP = "SameStep"
-    DISABLED = "Disabled"
 
 
 def batch_info_value(infos: dict[str, Any], key: str, value: Any, env_num: int, n: int) -> Any:
@@ -431,6 +410,7 @@ class VectorObservationWrapper(VectorWrapper[WrapperObsType, ActType, ObsType, A
     Raises:
         TypeError: if ``env`` is not a :class:`VectorEnv`.
         ValueError: if ``env.metadata["autoreset_mode"]`` is ``SAME_STEP``.
+        TypeError: if it is not an :class:`AutoresetMode` member.
 
     Example:
         >>> import palaestra as gym
@@ -444,11 +424,8 @@ class VectorObservationWrapper(VectorWrapper[WrapperObsType, ActType, ObsType, A
 
     def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType]) -> None:
         super().__init__(env)
-        if "autoreset_mode" not in env.metadata:
-            logger.warn(f"Vector environment ({env}) is missing `autoreset_mode` metadata key.")
-            return
-        mode = env.metadata["autoreset_mode"]
-        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED):
+        mode = autoreset_mode(env)
+        if mode is SAME_STEP:
             raise ValueError(
                 f"Expected autoreset_mode to be NEXT_STEP or DISABLED, got {mode}; "
                 f"{type(self).__name__} cannot transform `final_obs` of SAME_STEP autoreset."

@@ -31,6 +31,7 @@ from palaestra.utils.passive_env_checker import (
     env_step_passive_checker,
 )
 from palaestra.utils.record_constructor import RecordConstructorArgs
+from palaestra.vector.episodes import NEXT_STEP, SubEnvStepper, time_limit_reached
 
 if TYPE_CHECKING:
     from palaestra.envs.registration import EnvSpec
@@ -109,7 +110,7 @@ class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType], RecordConstructorAr
         """Step the env; set ``truncated`` once the step count reaches ``max_episode_steps``."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         self._elapsed_steps += 1
-        if self._elapsed_steps >= self._max_episode_steps:
+        if time_limit_reached(self._elapsed_steps, self._max_episode_steps):
             truncated = True
         return obs, reward, terminated, truncated, info
 
@@ -146,24 +147,26 @@ class Autoreset(Wrapper[ObsType, ActType, ObsType, ActType], RecordConstructorAr
     def __init__(self, env: Env[ObsType, ActType]):
         RecordConstructorArgs.__init__(self)
         Wrapper.__init__(self, env)
-        self.autoreset = False
+        self._stepper = SubEnvStepper(env, NEXT_STEP)
+
+    @property
+    def autoreset(self) -> bool:
+        """Whether the last step ended the episode, so the next ``step`` resets instead."""
+        return self._stepper.needs_reset
+
+    @autoreset.setter
+    def autoreset(self, value: bool) -> None:
+        self._stepper.needs_reset = bool(value)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[ObsType, dict[str, Any]]:
         """Reset the env and forget any pending automatic reset."""
-        self.autoreset = False
-        return self.env.reset(seed=seed, options=options)
+        return self._stepper.reset(seed=seed, options=options)
 
     def step(self, action: ActType) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step the env, or reset it if the previous step ended the episode."""
-        if self.autoreset:
-            obs, info = self.env.reset()
-            reward, terminated, truncated = 0.0, False, False
-        else:
-            obs, reward, terminated, truncated, info = self.env.step(action)
-        self.autoreset = bool(terminated or truncated)
-        return obs, reward, terminated, truncated, info
+        return self._stepper.step(action)
 
 
 class PassiveEnvChecker(Wrapper[ObsType, ActType, ObsType, ActType], RecordConstructorArgs):
