@@ -20,7 +20,10 @@ collect_ignore_glob: list[str] = []
 if _missing("jax"):
     collect_ignore_glob += ["palaestra/wrappers/jax_*.py", "palaestra/wrappers/vector/jax_*.py"]
 if _missing("numba"):
-    collect_ignore_glob += ["palaestra/envs/classic_control/vector/_compiled.py"]
+    collect_ignore_glob += [
+        "palaestra/envs/classic_control/vector/_compiled.py",
+        "palaestra/vector/native/compiled.py",
+    ]
 if _missing("torch"):
     collect_ignore_glob += [
         "palaestra/train/*",

@@ -11,8 +11,8 @@ from palaestra.envs.classic_control.vector import (
     CartPoleVectorEnv,
     PendulumVectorEnv,
 )
-from palaestra.envs.classic_control.vector._accelerator import resolve_accelerator
-from palaestra.envs.classic_control.vector._generators import GeneratorBatch
+from palaestra.vector.native.accelerator import resolve_accelerator
+from palaestra.vector.native.generators import GeneratorBatch
 from tests.speed.conftest import assert_same_trajectory, random_actions, record
 
 pytest.importorskip("numba")
@@ -85,7 +85,7 @@ def test_accelerator_comes_from_the_environment_variable(monkeypatch):
 
 
 def test_unknown_accelerator_names_the_choices():
-    with pytest.raises(ValueError, match=r"'cuda'.*\('numpy', 'numba'\)"):
+    with pytest.raises(ValueError, match=r"'cuda'.*\('auto', 'numpy', 'numba'\)"):
         resolve_accelerator("cuda")
 
 
@@ -100,8 +100,8 @@ def test_compiled_cartpole_rejects_actions_outside_the_space(num_envs):
 
 
 def test_compiled_close_step_follows_the_numpy_rules():
-    from palaestra.envs.classic_control.vector._bookkeeping import close_step
-    from palaestra.envs.classic_control.vector._compiled import compiled_close_step
+    from palaestra.vector.native.bookkeeping import close_step
+    from palaestra.vector.native.compiled import compiled_close_step
 
     rng = np.random.default_rng(0)
     rewards = rng.normal(size=50)
@@ -118,11 +118,9 @@ def test_compiled_close_step_follows_the_numpy_rules():
 
 @pytest.fixture(scope="module")
 def compiled_power():
-    import numba
+    from palaestra.vector.native.compiled import njit
 
-    from palaestra.envs.classic_control.vector import _compiled  # noqa: F401 - the lowering
-
-    @numba.njit
+    @njit
     def power(values, exponent):
         out = np.empty_like(values)
         for i in range(values.size):

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palaestra.envs.classic_control.vector import _generators
-from palaestra.envs.classic_control.vector._generators import GeneratorBatch
-from palaestra.envs.classic_control.vector._scalar_pow import scalar_pow_square
 from palaestra.utils import seeding
+from palaestra.vector.native import generators as _generators
+from palaestra.vector.native.exact_squares import scalar_pow_square
+from palaestra.vector.native.generators import GeneratorBatch
 
 
 @pytest.fixture(autouse=True, params=["objects", "arrays"])

@@ -185,3 +185,12 @@ def draw_cartpole(canvas: Canvas, state: np.ndarray, params: CartPoleParams) -> 
     # A positive angle tilts the pole towards +x, i.e. clockwise on screen.
     canvas.polygon(rotate(pole, -float(state[2]), pivot), POLE_COLOR)
     canvas.circle(pivot, half * 0.8, AXLE_COLOR)
+
+
+def __getattr__(name: str) -> Any:
+    """``CartPoleVectorEnv`` at Gymnasium's path, imported on first use (it imports this module)."""
+    if name == "CartPoleVectorEnv":
+        from palaestra.envs.classic_control.vector.cartpole import CartPoleVectorEnv
+
+        return CartPoleVectorEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,8 +26,8 @@ from palaestra.envs.classic_control.dynamics.acrobot import (
 from palaestra.envs.classic_control.rendering import Canvas
 from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
 from palaestra.envs.classic_control.vector._base import ClassicControlVectorEnv, Transition
-from palaestra.envs.classic_control.vector._generators import GeneratorRows
-from palaestra.envs.classic_control.vector._scalar_pow import ScalarPowArray
+from palaestra.vector.native.exact_squares import ScalarPowArray
+from palaestra.vector.native.generators import GeneratorRows
 
 __all__ = ["AcrobotVectorEnv"]
 
@@ -40,7 +40,7 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
         max_episode_steps: truncate episodes after this many steps (500 from the spec).
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
-        accelerator: ``"numpy"``, ``"numba"`` or ``None`` (see ``ClassicControlVectorEnv``).
+        accelerator: ``"auto"``, ``"numpy"``, ``"numba"`` or ``None`` (see ``NativeVectorEnv``).
         book_or_nips: ``"book"`` (default) or ``"nips"`` equations of motion.
         torque_noise_max: uniform torque noise, drawn from each sub-env's own generator.
 

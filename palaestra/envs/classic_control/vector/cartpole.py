@@ -28,7 +28,7 @@ from palaestra.envs.classic_control.dynamics.cartpole import (
 from palaestra.envs.classic_control.rendering import Canvas
 from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
 from palaestra.envs.classic_control.vector._base import ClassicControlVectorEnv, Transition
-from palaestra.envs.classic_control.vector._generators import GeneratorRows
+from palaestra.vector.native.generators import GeneratorRows
 
 __all__ = ["CartPoleVectorEnv"]
 
@@ -41,9 +41,12 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         max_episode_steps: truncate episodes after this many steps (``make_vec`` passes the
             spec's: 500 for v1, 200 for v0).
         render_mode: ``None`` or ``"rgb_array"``.
-        autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
-        accelerator: ``"numpy"``, ``"numba"`` or ``None`` (see ``ClassicControlVectorEnv``).
         sutton_barto_reward: use the reward of Sutton and Barto's original formulation.
+        autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        accelerator: ``"auto"``, ``"numpy"``, ``"numba"`` or ``None`` (see ``NativeVectorEnv``).
+
+    The parameters before ``autoreset_mode`` are Gymnasium's ``CartPoleVectorEnv``'s, in its
+    order; the keyword-only ones are palaestra's.
 
     Example:
         >>> envs = CartPoleVectorEnv(num_envs=2, sutton_barto_reward=True)
@@ -59,9 +62,10 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         num_envs: int = 1,
         max_episode_steps: int | None = 500,
         render_mode: str | None = None,
+        sutton_barto_reward: bool = False,
+        *,
         autoreset_mode: Any = "NextStep",
         accelerator: str | None = None,
-        sutton_barto_reward: bool = False,
     ):
         super().__init__(
             num_envs,

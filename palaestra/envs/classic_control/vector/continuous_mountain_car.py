@@ -21,8 +21,8 @@ from palaestra.envs.classic_control.dynamics.mountain_car import (
     mountain_car_terminated,
 )
 from palaestra.envs.classic_control.vector._base import Transition
-from palaestra.envs.classic_control.vector._generators import GeneratorRows
 from palaestra.envs.classic_control.vector.mountain_car import MountainCarVectorBase
+from palaestra.vector.native.generators import GeneratorRows
 
 __all__ = ["Continuous_MountainCarVectorEnv"]
 
@@ -39,7 +39,7 @@ class Continuous_MountainCarVectorEnv(MountainCarVectorBase):
         max_episode_steps: truncate episodes after this many steps (999 from the spec).
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
-        accelerator: ``"numpy"``, ``"numba"`` or ``None`` (see ``ClassicControlVectorEnv``).
+        accelerator: ``"auto"``, ``"numpy"``, ``"numba"`` or ``None`` (see ``NativeVectorEnv``).
         goal_velocity: the least velocity that counts as reaching the goal.
 
     Example:

@@ -24,7 +24,7 @@ from palaestra.envs.classic_control.mountain_car import MountainCarEnv, draw_mou
 from palaestra.envs.classic_control.rendering import Canvas
 from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
 from palaestra.envs.classic_control.vector._base import ClassicControlVectorEnv, Transition
-from palaestra.envs.classic_control.vector._generators import GeneratorRows
+from palaestra.vector.native.generators import GeneratorRows
 
 __all__ = ["MountainCarVectorBase", "MountainCarVectorEnv"]
 
@@ -59,7 +59,7 @@ class MountainCarVectorEnv(MountainCarVectorBase):
         max_episode_steps: truncate episodes after this many steps (200 from the spec).
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
-        accelerator: ``"numpy"``, ``"numba"`` or ``None`` (see ``ClassicControlVectorEnv``).
+        accelerator: ``"auto"``, ``"numpy"``, ``"numba"`` or ``None`` (see ``NativeVectorEnv``).
         goal_velocity: the least velocity that counts as reaching the goal.
 
     Example:

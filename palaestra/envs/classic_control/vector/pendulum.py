@@ -25,8 +25,8 @@ from palaestra.envs.classic_control.pendulum import PendulumEnv, draw_pendulum
 from palaestra.envs.classic_control.rendering import Canvas
 from palaestra.envs.classic_control.utils import verify_number_and_cast
 from palaestra.envs.classic_control.vector._base import ClassicControlVectorEnv, Transition
-from palaestra.envs.classic_control.vector._generators import GeneratorRows
-from palaestra.envs.classic_control.vector._scalar_pow import ScalarPowArray
+from palaestra.vector.native.exact_squares import ScalarPowArray
+from palaestra.vector.native.generators import GeneratorRows
 
 __all__ = ["PendulumVectorEnv"]
 
@@ -39,7 +39,7 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
         max_episode_steps: truncate episodes after this many steps (200 from the spec).
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
-        accelerator: ``"numpy"``, ``"numba"`` or ``None`` (see ``ClassicControlVectorEnv``).
+        accelerator: ``"auto"``, ``"numpy"``, ``"numba"`` or ``None`` (see ``NativeVectorEnv``).
         g: gravitational acceleration.
 
     Example:

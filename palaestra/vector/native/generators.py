@@ -3,9 +3,10 @@
 Seeding parity with :class:`~palaestra.vector.SyncVectorEnv` needs each sub-environment to own
 a PCG64 stream seeded exactly as a single environment's ``np_random`` and consumed in the same
 order. :class:`GeneratorBatch` keeps the 128-bit states of all streams in arrays and advances
-the selected ones together (see :mod:`._pcg64`); :meth:`GeneratorBatch.rows` hands the
-dynamics' initial-state functions an object with the :class:`numpy.random.Generator` method
-they call (``uniform``), whose leading ``size`` axis walks the selected sub-environments.
+the selected ones together (see :mod:`palaestra.vector.native.pcg64`);
+:meth:`GeneratorBatch.rows` hands the dynamics' initial-state functions an object with the
+:class:`numpy.random.Generator` method they call (``uniform``), whose leading ``size`` axis
+walks the selected sub-environments.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.classic_control.vector._pcg64 import (
+from palaestra.utils import seeding
+from palaestra.vector.native.pcg64 import (
     doubles_after_jumps,
     join_state,
     jump_constants,
     multiply_128,
     split_state,
 )
-from palaestra.utils import seeding
 
 __all__ = ["GeneratorBatch", "GeneratorRows", "GENERATOR_OBJECTS_MAX_ENVS"]
 
@@ -113,7 +114,7 @@ class GeneratorBatch:
             self._objects = [None] * num_envs
         self._compiled_draw = None
         if compiled:
-            from palaestra.envs.classic_control.vector._compiled import compiled_draw_doubles
+            from palaestra.vector.native.compiled import compiled_draw_doubles
 
             self._compiled_draw = compiled_draw_doubles
         self.seeds: list[int | None] = [None] * num_envs
@@ -221,13 +222,21 @@ class GeneratorBatch:
 
     @property
     def generators(self) -> tuple[np.random.Generator | None, ...]:
-        """The streams as :class:`numpy.random.Generator` objects.
+        """Snapshots of the streams as :class:`numpy.random.Generator` objects (``None``: unseeded).
 
-        For a large batch these are snapshots: drawing from one does not advance the
-        sub-environment's stream.
+        Each is a copy at the stream's current position, whatever the batch size and
+        accelerator: drawing from it never advances the sub-environment's own stream (reseed
+        that with ``reset(seed=...)``).
+
+        Example:
+            >>> batch = GeneratorBatch(1)
+            >>> batch.seed(np.array([0]), [3])
+            >>> first = batch.generators[0].random()
+            >>> batch.generators[0].random() == first
+            True
         """
         if self._objects is not None:
-            return tuple(self._objects)
+            return tuple(None if g is None else _copy(g.bit_generator.state) for g in self._objects)
         states = join_state(self._high, self._low)
         increments = join_state(self._inc_high, self._inc_low)
         snapshots: list[np.random.Generator | None] = []
@@ -235,15 +244,24 @@ class GeneratorBatch:
             if not seeded:
                 snapshots.append(None)
                 continue
-            bit_generator = np.random.PCG64()
-            bit_generator.state = {
-                "bit_generator": "PCG64",
-                "state": {"state": state, "inc": increment},
-                "has_uint32": 0,
-                "uinteger": 0,
-            }
-            snapshots.append(np.random.Generator(bit_generator))
+            snapshots.append(
+                _copy(
+                    {
+                        "bit_generator": "PCG64",
+                        "state": {"state": state, "inc": increment},
+                        "has_uint32": 0,
+                        "uinteger": 0,
+                    }
+                )
+            )
         return tuple(snapshots)
+
+
+def _copy(state: dict) -> np.random.Generator:
+    """Return a new Generator on a PCG64 bit generator in ``state``."""
+    bit_generator = np.random.PCG64()
+    bit_generator.state = state
+    return np.random.Generator(bit_generator)
 
 
 # The ufunc's own reduction, without ndarray.all's Python-level wrappers.

@@ -1,8 +1,8 @@
 """The per-step bookkeeping of a batched env: step counters, truncation and ended masks.
 
 :func:`close_step` is the numpy version; the numba accelerator compiles the same rules into
-one pass over the rows (:func:`palaestra.envs.classic_control.vector._compiled.
-compiled_close_step`), which saves several array passes per step at large batch sizes.
+one pass over the rows (:func:`palaestra.vector.native.compiled.compiled_close_step`),
+which saves several array passes per step at large batch sizes.
 """
 
 from __future__ import annotations

@@ -1,0 +1,64 @@
+"""Choosing how a natively batched environment computes: plain numpy or numba.
+
+``"auto"`` (the default) takes numba when it is installed and numpy otherwise; the
+``PALAESTRA_ACCELERATOR`` environment variable overrides the default for a whole process
+(``PALAESTRA_ACCELERATOR=numpy`` runs everything without numba, as a machine without it would).
+
+Example:
+    >>> resolve_accelerator("numpy")
+    'numpy'
+    >>> resolve_accelerator("auto") in ("numpy", "numba")
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+
+from palaestra.error import DependencyNotInstalled
+
+__all__ = ["ACCELERATOR_VARIABLE", "ACCELERATORS", "numba_available", "resolve_accelerator"]
+
+ACCELERATOR_VARIABLE = "PALAESTRA_ACCELERATOR"
+ACCELERATORS = ("auto", "numpy", "numba")
+
+
+@functools.cache
+def numba_available() -> bool:
+    """Whether numba can be imported (looked up once per process, without importing it).
+
+    Example:
+        >>> isinstance(numba_available(), bool)
+        True
+    """
+    return importlib.util.find_spec("numba") is not None
+
+
+def resolve_accelerator(requested: str | None) -> str:
+    """Return the accelerator to use, ``"numpy"`` or ``"numba"``.
+
+    Args:
+        requested: ``"auto"``, ``"numpy"``, ``"numba"`` or ``None``; ``None`` reads
+            ``$PALAESTRA_ACCELERATOR``, and without it means ``"auto"``. ``"auto"`` is numba
+            when it is installed, numpy otherwise.
+
+    Raises:
+        ValueError: for an unknown name (from the argument or the environment variable).
+        palaestra.error.DependencyNotInstalled: for ``"numba"`` when numba is missing.
+    """
+    choice = requested or os.environ.get(ACCELERATOR_VARIABLE) or "auto"
+    if choice not in ACCELERATORS:
+        raise ValueError(
+            f"Unknown accelerator {choice!r} (from the argument or ${ACCELERATOR_VARIABLE}); "
+            f"expected one of {ACCELERATORS}."
+        )
+    if choice == "auto":
+        return "numba" if numba_available() else "numpy"
+    if choice == "numba" and not numba_available():
+        raise DependencyNotInstalled(
+            'The numba accelerator needs numba: `pip install "palaestra[fast]"`, or use '
+            "accelerator='numpy' (or 'auto', which falls back to numpy)."
+        )
+    return choice
