@@ -39,8 +39,14 @@ from palaestra.vector._arguments import (
     split_reset_mask,
     values_per_env,
 )
-from palaestra.vector._workers import TERMINATE_GRACE_SECONDS, Workers
 from palaestra.vector.async_worker import async_worker
+from palaestra.vector.processes import (
+    TERMINATE_GRACE_SECONDS,
+    ErrorReport,
+    Workers,
+    check_capacity,
+    rebuild_exception,
+)
 from palaestra.vector.utils import (
     CloudpickleWrapper,
     batch_space,
@@ -93,10 +99,20 @@ class AsyncVectorEnv(
         max_concurrency: at most this many workers run ``reset``/``step`` at once
             (``None``: no limit).
 
+    Argument errors raised in a sub-env (an action outside its action space, a bad seed, a
+    misspelt ``call`` name) are re-raised with their own type and leave the worker running;
+    any other exception stops that worker (later calls raise
+    :class:`~palaestra.error.WorkerError`).
+
     Raises:
         RuntimeError: if a sub-env's spaces do not fit the first's (the message names it).
         ValueError: for a bad ``observation_mode``, ``autoreset_mode``, ``max_concurrency``
-            or ``worker``, or a space that cannot live in shared memory.
+            or ``worker``, or a custom space that cannot live in shared memory.
+        TypeError: with ``shared_memory=True``, for a space of dynamic shape (``Graph``,
+            ``Sequence``), as Gymnasium does.
+        palaestra.vector.processes.ResourceLimitError: (an ``OSError``) before any process
+            is started, if ``num_envs`` worker processes exceed the file-descriptor limit or
+            the available memory; the message suggests the pool.
 
     Example:
         >>> import palaestra as gym
@@ -136,6 +152,13 @@ class AsyncVectorEnv(
         if len(env_fns) == 0:
             raise ValueError("AsyncVectorEnv needs at least one env function, got none.")
         self.num_envs = len(env_fns)
+        check_capacity(
+            self.num_envs,
+            f"AsyncVectorEnv(num_envs={self.num_envs})",
+            "AsyncVectorEnv runs one process per sub-environment; for many sub-environments "
+            "use `make_vec(..., vectorization_mode='pool')` (a PoolVectorEnv runs many "
+            "sub-environments per worker process) or fewer sub-environments.",
+        )
         self._describe_sub_envs()
 
         self._workers = Workers()
@@ -188,11 +211,11 @@ class AsyncVectorEnv(
             buffer = create_shared_memory(
                 self.single_observation_space, n=self.num_envs, ctx=context_module
             )
-        except (CustomSpaceError, TypeError) as e:
+        except CustomSpaceError as e:
             raise ValueError(
-                "Using `AsyncVectorEnv(..., shared_memory=True)` caused an error: "
-                f"{e} You can disable this feature with `shared_memory=False` however this "
-                "is slower."
+                "Using `AsyncVector(..., shared_memory=True)` caused an error, you can disable "
+                "this feature with `shared_memory=False` however this is slower. "
+                f"(AsyncVectorEnv: {e})"
             ) from e
         self.observations = read_from_shared_memory(
             self.single_observation_space, buffer, n=self.num_envs
@@ -441,6 +464,12 @@ class AsyncVectorEnv(
             terminate: terminate the workers at once instead.
         """
         grace = 0.0 if terminate else (CLOSE_GRACE_SECONDS if timeout is None else timeout)
+        if self._workers.waiting_elsewhere():
+            # Another thread is still inside a wait (a step abandoned by a timer): end the
+            # workers at once, which also wakes that thread.
+            self._state = AsyncState.DEFAULT
+            self._release(0.0)
+            return
         if self._state is not AsyncState.DEFAULT and grace > 0:
             logger.warn(
                 f"Calling `close` while waiting for a pending call to `{self._state.value}` "
@@ -478,7 +507,7 @@ class AsyncVectorEnv(
         if self._state is not AsyncState.DEFAULT:
             raise AlreadyPendingCallError(
                 f"Calling `{method}` while waiting for a pending call to "
-                f"`{self._state.value}` to complete; call `{self._state.value}_wait` first.",
+                f"`{self._state.value}` to complete. Call `{self._state.value}_wait` first.",
                 str(self._state.value),
             )
 
@@ -523,8 +552,8 @@ class AsyncVectorEnv(
             self._raise_dead_workers(replies.dead, waiting_for)
         if replies.silent:
             raise multiprocessing.TimeoutError(
-                f"The call to `{waiting_for}` has timed out after {timeout} second(s): "
-                f"sub-environment(s) {replies.silent} did not answer. Their late answers are "
+                f"The call to `{waiting_for}` has timed out after {timeout} second(s). "
+                f"Sub-environment(s) {replies.silent} did not answer. Their late answers are "
                 "discarded; `close()` terminates workers that stay busy."
             )
         answers = replies.answers
@@ -549,27 +578,28 @@ class AsyncVectorEnv(
 
     def _raise_worker_errors(self, failures: list[int], replies: dict[int, Any]) -> None:
         reports = [self._failure_report(i, replies[i][0]) for i in failures]
-        for pipe_index, (index, _, _, trace) in zip(failures, reports):
-            logger.error(f"Received the following error from Worker-{index} - Shutting it down")
-            logger.error("%s", trace)
+        for pipe_index, report in zip(failures, reports):
+            if not report.fatal:
+                continue
+            logger.error(
+                f"Received the following error from Worker-{report.index} - Shutting it down"
+            )
+            logger.error("%s", report.traceback)
             self._workers.forget(pipe_index)
             self._workers.failed.add(pipe_index)
-        index, error_type, message, trace = reports[0]
-        raise _rebuilt_exception(
-            error_type,
-            f"{message}\n\nRaised in sub-environment {index} of {self!r} (its worker stopped); "
-            f"the worker's traceback:\n{trace}",
-        )
+        raise rebuild_exception(reports[0], repr(self))
 
-    def _failure_report(self, index: int, payload: Any) -> tuple[int, type, str, str]:
-        if payload is not None:
+    def _failure_report(self, index: int, payload: Any) -> ErrorReport:
+        if isinstance(payload, ErrorReport):
             return payload
+        if payload is not None:
+            return ErrorReport(*payload)
         # A Gymnasium-style custom worker puts the error on the queue and sends ``None``.
         try:
             reported, error_type, value, trace = self.error_queue.get(timeout=5.0)
         except Exception:
-            return index, RuntimeError, "the worker reported a failure without details", ""
-        return reported, error_type, str(value), trace
+            return ErrorReport(index, RuntimeError, "the worker reported no details", "")
+        return ErrorReport(reported, error_type, str(value), trace)
 
     def _check_spaces(self) -> None:
         """Ask every worker whether its sub-env's spaces fit; raise naming the first misfit."""
@@ -600,16 +630,6 @@ class AsyncVectorEnv(
         if not getattr(self, "closed", True) and hasattr(self, "_state"):
             with contextlib.suppress(Exception):
                 self.close(terminate=True)
-
-
-def _rebuilt_exception(error_type: type, message: str) -> BaseException:
-    """Build an ``error_type`` carrying ``message``, even if its constructor is unusual."""
-    try:
-        return error_type(message)
-    except Exception:
-        error = error_type.__new__(error_type)
-        error.args = (message,)
-        return error
 
 
 def _checked_max_concurrency(value: int | None) -> int | None:

@@ -1,10 +1,13 @@
 """The loop a worker process of :class:`~palaestra.vector.AsyncVectorEnv` runs.
 
 The parent sends ``(command, data)`` tuples through a pipe and the worker answers each with
-exactly one ``(result, success)`` tuple. On failure the result is ``(index, exception type,
-message, traceback)`` and the worker shuts down. A custom ``worker`` passed to
-``AsyncVectorEnv`` speaks the same protocol (Gymnasium's protocol, where a failure answer is
-``(None, False)`` after putting the error on ``error_queue``, is understood too).
+exactly one ``(result, success)`` tuple (the protocol of :mod:`palaestra.vector.processes`).
+On failure the result is an :class:`~palaestra.vector.processes.ErrorReport` ``(index,
+exception type, message, traceback, fatal)``; the worker shuts down after a fatal one and
+keeps serving after an argument error (a bad action, seed or call name). A custom
+``worker`` passed to ``AsyncVectorEnv`` speaks the same protocol (Gymnasium's protocol,
+where a failure answer is ``(None, False)`` after putting the error on ``error_queue``, is
+understood too).
 
 Commands: ``reset`` (``{"seed", "options"}``), ``reset-noop``, ``step`` (an action),
 ``close``, ``_call`` (``(name, args, kwargs)``), ``_setattr`` (``(name, value)``),
@@ -14,17 +17,17 @@ Commands: ``reset`` (``{"seed", "options"}``), ``reset-noop``, ``step`` (an acti
 from __future__ import annotations
 
 import contextlib
-import pickle
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 from palaestra.vector._arguments import observation_space_fits
+from palaestra.vector.processes import answer, failure_report
 from palaestra.vector.utils import write_to_shared_memory
 from palaestra.vector.vector_env import AutoresetMode
 
-__all__ = ["async_worker", "COMMANDS"]
+__all__ = ["async_worker", "failure_report", "COMMANDS"]
 
 COMMANDS = ("reset", "reset-noop", "step", "close", "_call", "_setattr", "_check_spaces")
 _NOT_CALLABLE = ("reset", "step", "close", "_setattr", "_check_spaces")
@@ -106,25 +109,6 @@ def _answer(sub_env: _SubEnvironment, command: str, data: Any) -> Any:
     raise RuntimeError(f"Received unknown command `{command}`. Must be one of {list(COMMANDS)}.")
 
 
-def failure_report(index: int, error: BaseException) -> tuple[int, type, str, str]:
-    """Describe an exception raised in sub-env ``index`` so it can cross the pipe.
-
-    The exception type travels by reference; a type the parent could not unpickle (defined
-    in ``__main__`` under spawn, say) is replaced by :class:`RuntimeError` with its name kept.
-
-    Example:
-        >>> failure_report(2, KeyError("x"))[:3]
-        (2, <class 'KeyError'>, "'x'")
-    """
-    error_type: type = type(error)
-    message = str(error)
-    try:
-        pickle.loads(pickle.dumps(error_type))
-    except Exception:
-        error_type, message = RuntimeError, f"{type(error).__qualname__}: {message}"
-    return index, error_type, message, traceback.format_exc()
-
-
 def async_worker(
     index: int,
     env_fn: Callable[[], Any],
@@ -152,25 +136,34 @@ def async_worker(
     sub_env = None
     try:
         sub_env = _SubEnvironment(index, env_fn(), shared_memory, autoreset_mode)
+    except (KeyboardInterrupt, Exception) as error:
+        _send_quietly(pipe, (failure_report(index, error), False))
+        return
+
+    def handle(command: str, data: Any) -> Any:
+        throttled = semaphore is not None and command in ("reset", "step")
+        if throttled:
+            semaphore.acquire()
+        try:
+            return _answer(sub_env, command, data)
+        finally:
+            if throttled:
+                semaphore.release()
+
+    try:
         while True:
             command, data = pipe.recv()
             if command == "close":
                 break
-            throttled = semaphore is not None and command in ("reset", "step")
-            if throttled:
-                semaphore.acquire()
-            try:
-                result = _answer(sub_env, command, data)
-            finally:
-                if throttled:
-                    semaphore.release()
-            pipe.send((result, True))
+            reply = answer(index, handle, command, data, sub_env.env.action_space)
+            pipe.send(reply)
+            if not reply[1] and reply[0].fatal:
+                return
     except (KeyboardInterrupt, Exception) as error:
         _send_quietly(pipe, (failure_report(index, error), False))
         return
     finally:
-        if sub_env is not None:
-            _close_quietly(sub_env.env)
+        _close_quietly(sub_env.env)
     _send_quietly(pipe, (None, True))
 
 

@@ -91,7 +91,7 @@ def test_hanging_step_times_out_with_a_clear_error():
         envs.step_wait(timeout=0.3)
     assert time.monotonic() - started < 3
     assert str(caught.value) == (
-        "The call to `step_wait` has timed out after 0.3 second(s): sub-environment(s) [1] did "
+        "The call to `step_wait` has timed out after 0.3 second(s). Sub-environment(s) [1] did "
         "not answer. Their late answers are discarded; `close()` terminates workers that stay "
         "busy."
     )
@@ -106,7 +106,7 @@ def test_timed_out_call_does_not_shift_later_answers():
     envs.step_async(ACTIONS)
     with pytest.raises(
         multiprocessing.TimeoutError,
-        match=r"`step_wait` has timed out after 0.05 second\(s\): sub-environment\(s\) \[1\]",
+        match=r"`step_wait` has timed out after 0.05 second\(s\)\. Sub-environment\(s\) \[1\]",
     ):
         envs.step_wait(timeout=0.05)
     # The late step answer of sub-env 1 must be dropped, not taken as this call's answer.

@@ -6,7 +6,7 @@ from palaestra.vector.async_worker import failure_report
 
 
 def test_failure_report_keeps_a_picklable_exception_type():
-    index, error_type, message, _ = failure_report(3, KeyError("x"))
+    index, error_type, message, *_ = failure_report(3, KeyError("x"))
     assert (index, error_type, message) == (3, KeyError, "'x'")
 
 
@@ -14,7 +14,7 @@ def test_failure_report_replaces_an_unpicklable_type_by_runtime_error():
     class LocalError(Exception):
         pass
 
-    _, error_type, message, _ = failure_report(0, LocalError("lost"))
+    _, error_type, message, *_ = failure_report(0, LocalError("lost"))
     assert error_type is RuntimeError
     assert message.endswith("LocalError: lost")
 

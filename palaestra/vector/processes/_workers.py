@@ -1,9 +1,13 @@
-"""The worker processes of an async vector env, the pipes to them and their replies.
+"""Worker processes, the pipes to them and their replies, as one parent-side object.
 
 Every command sent to a worker gets exactly one reply. :class:`Workers` counts the replies
 each worker still owes, so a reply to a call that timed out is recognised and dropped later
 instead of being taken as the answer to the next call. Waiting watches each worker's pipe
 *and* its process sentinel, so a worker that dies is noticed at once, whatever killed it.
+
+One thread at a time may wait for replies. A thread that calls :meth:`Workers.shut_down`
+while another is still waiting (a step given up on by a timer thread, say) does not wait
+itself: it ends the processes, which wakes the waiting thread, and then drops the pipes.
 """
 
 from __future__ import annotations
@@ -12,14 +16,19 @@ import contextlib
 import math
 import select
 import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any
 
+__all__ = ["Replies", "Workers", "stop_process", "TERMINATE_GRACE_SECONDS"]
+
 # How long a terminated worker gets to exit before it is killed.
 TERMINATE_GRACE_SECONDS = 1.0
+# How long shut_down waits for another thread's wait to notice its workers ended.
+_OTHER_WAITER_SECONDS = 5.0
 
 _DEAD = "dead"
 _SILENT = "silent"
@@ -43,6 +52,23 @@ class Replies:
 class Workers:
     """Start, talk to, watch and stop worker processes, one per sub-environment.
 
+    Example:
+        >>> import multiprocessing
+        >>> def echo(pipe, parent_pipe):
+        ...     parent_pipe.close()
+        ...     while (message := pipe.recv())[0] != "close":
+        ...         pipe.send(message[1])
+        ...     pipe.send(None)
+        >>> workers = Workers()
+        >>> workers.start(multiprocessing.get_context("fork"), echo, "echo", True,
+        ...               lambda child, parent: (child, parent))
+        >>> workers.send(0, "echo", 42)
+        >>> workers.collect([0], deadline=None).answers
+        {0: 42}
+        >>> workers.shut_down(grace=1.0)
+        >>> workers.live()
+        []
+
     Attributes:
         pipes: the parent's end of each worker's pipe; ``None`` once the worker is gone.
         processes: the worker processes.
@@ -60,6 +86,7 @@ class Workers:
         self._poller = select.poll() if hasattr(select, "poll") else None
         # fd -> (worker index, whether the fd is the pipe rather than the process sentinel)
         self._fd_owner: dict[int, tuple[int, bool]] = {}
+        self._waiting = threading.Lock()
 
     # ------------------------------------------------------------------------ lifecycle
 
@@ -110,9 +137,19 @@ class Workers:
     def shut_down(self, grace: float) -> None:
         """End every worker: ``close`` within ``grace`` seconds, then terminate, then kill.
 
-        Workers that already missed a deadline are not waited for again.
+        Workers that already missed a deadline are not waited for again. If another thread
+        is waiting for replies, the workers are ended at once (no polite phase).
         """
         deadline = time.monotonic() + grace
+        if not self._waiting.acquire(blocking=False):
+            for process in self.processes:
+                stop_process(process, grace=0.0)
+            if self._waiting.acquire(timeout=_OTHER_WAITER_SECONDS):
+                self._waiting.release()
+            for index in range(len(self.pipes)):
+                self.forget(index)
+            return
+        self._waiting.release()
         if grace > 0:
             busy = [i for i in self.live() if self._owed[i] > 0 and i not in self.unresponsive]
             self.collect(busy, deadline)
@@ -123,9 +160,13 @@ class Workers:
             for index in polite:
                 self.processes[index].join(max(0.0, deadline - time.monotonic()))
         for process in self.processes:
-            _stop(process)
+            stop_process(process)
         for index in range(len(self.pipes)):
             self.forget(index)
+
+    def waiting_elsewhere(self) -> bool:
+        """Whether some thread is waiting for replies right now (see :meth:`collect`)."""
+        return self._waiting.locked()
 
     # --------------------------------------------------------------------------- status
 
@@ -164,7 +205,21 @@ class Workers:
         """Wait until ``deadline`` for the current reply of each of ``indices``.
 
         Replies owed for earlier, timed-out calls are read and dropped on the way.
+
+        Raises:
+            RuntimeError: if another thread is waiting already.
         """
+        if not self._waiting.acquire(blocking=False):
+            raise RuntimeError(
+                "Another thread is already waiting for these workers' replies; wait for it "
+                "to finish (or close the vector env) before making another call."
+            )
+        try:
+            return self._collect(indices, deadline)
+        finally:
+            self._waiting.release()
+
+    def _collect(self, indices: list[int], deadline: float | None) -> Replies:
         replies = Replies(dead=[i for i in indices if self.pipes[i] is None])
         waiting = [i for i in indices if self.pipes[i] is not None]
         if self._poller is not None:
@@ -274,13 +329,24 @@ def _readiness_check(pipe: Any, sentinel: int) -> Callable[[float | None], tuple
     return check_with_poll
 
 
-def _stop(process: Any) -> None:
-    """Make sure ``process`` has ended: terminate it, then kill it, and reap it."""
+def stop_process(process: Any, grace: float = TERMINATE_GRACE_SECONDS) -> None:
+    """Make sure ``process`` has ended: terminate it, give it ``grace`` s, kill it, reap it.
+
+    A process that was never started, or has already ended, is only reaped.
+
+    Example:
+        >>> import multiprocessing, time
+        >>> process = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,))
+        >>> process.start()
+        >>> stop_process(process)
+        >>> process.exitcode
+        -15
+    """
     if process.pid is None:
         return
     if process.exitcode is None:
         process.terminate()
-        process.join(TERMINATE_GRACE_SECONDS)
+        process.join(grace)
     if process.exitcode is None:
         process.kill()
     process.join()

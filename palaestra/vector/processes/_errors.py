@@ -1,0 +1,138 @@
+"""Error transport: an exception raised in a worker, described, sent, and raised again.
+
+A worker turns the exception into an :class:`ErrorReport` (picklable, with the traceback as
+text); the parent turns the report back into an exception of the *same type*, whose message
+keeps the original text and adds the sub-env index and the worker's traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import traceback
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = ["ErrorReport", "failure_report", "rebuild_exception", "is_argument_error"]
+
+
+class ErrorReport(NamedTuple):
+    """What a worker tells its parent about an exception.
+
+    Attributes:
+        index: the sub-env index (the first of the group for a pool worker).
+        error_type: the exception's type (``RuntimeError`` if it could not be pickled).
+        message: ``str()`` of the exception.
+        traceback: the worker's formatted traceback.
+        fatal: whether the worker stopped; ``False`` for an argument error (bad action,
+            seed or call name), after which the worker keeps serving.
+    """
+
+    index: int
+    error_type: type
+    message: str
+    traceback: str
+    fatal: bool = True
+
+
+def failure_report(index: int, error: BaseException, fatal: bool = True) -> ErrorReport:
+    """Describe ``error``, raised in sub-env ``index``, so that it can cross a process boundary.
+
+    The exception type travels by reference; a type the parent could not unpickle (defined
+    in ``__main__`` under spawn, or local to a function) is replaced by :class:`RuntimeError`
+    with its name kept in the message. Call it inside the ``except`` block, so that the
+    current traceback is the exception's.
+
+    Args:
+        index: the sub-env index.
+        error: the exception.
+        fatal: whether the worker stops after reporting it.
+
+    Example:
+        >>> failure_report(2, KeyError("x"))[:3]
+        (2, <class 'KeyError'>, "'x'")
+    """
+    error_type: type = type(error)
+    message = str(error)
+    try:
+        pickle.loads(pickle.dumps(error_type))
+    except Exception:
+        error_type, message = RuntimeError, f"{type(error).__qualname__}: {message}"
+    return ErrorReport(index, error_type, message, traceback.format_exc(), fatal)
+
+
+def rebuild_exception(report: ErrorReport | tuple, where: str) -> BaseException:
+    """Build the exception a report describes, for the parent to raise.
+
+    Args:
+        report: an :class:`ErrorReport` (or Gymnasium's ``(index, type, message, trace)``).
+        where: names the vector env, e.g. ``"AsyncVectorEnv(num_envs=2)"``.
+
+    Returns:
+        An exception of the reported type whose message starts with the original message
+        and names the sub-env, whether its worker still runs, and the worker's traceback.
+        Its ``env_index`` attribute holds the sub-env index.
+
+    Example:
+        >>> error = rebuild_exception(failure_report(1, ValueError("bad")), "MyVectorEnv")
+        >>> type(error).__name__, str(error).splitlines()[0], error.env_index
+        ('ValueError', 'bad', 1)
+    """
+    index, error_type, message, trace = tuple(report)[:4]
+    fatal = report.fatal if isinstance(report, ErrorReport) else True
+    state = (
+        "its worker stopped"
+        if fatal
+        else "an argument error: its worker keeps running and can be used again"
+    )
+    text = (
+        f"{message}\n\nRaised in sub-environment {index} of {where} ({state}); "
+        f"the worker's traceback:\n{trace}"
+    )
+    try:
+        error = error_type(text)
+    except Exception:
+        error = error_type.__new__(error_type)
+        error.args = (text,)
+    with contextlib.suppress(AttributeError):
+        error.env_index = index
+    return error
+
+
+def is_argument_error(command: str, data: Any, action_space: Any) -> bool:
+    """Whether a command failed because of its arguments rather than the environment.
+
+    Argument errors never stop a worker: an action outside ``action_space`` for ``step``, a
+    seed that is not ``None`` or a non-negative integer for ``reset``, and any failure of
+    a ``call``/``get_attr``/``set_attr`` (a misspelt name, wrong arguments).
+
+    Args:
+        command: the command name (``"step"``, ``"reset"``, ``"_call"``, ``"_setattr"``).
+        data: the command's data: the action, ``{"seed": ..., "options": ...}`` or a seed list.
+        action_space: the space the action should belong to.
+
+    Example:
+        >>> from palaestra.spaces import Discrete
+        >>> is_argument_error("step", 0.7, Discrete(2)), is_argument_error("step", 1, Discrete(2))
+        (True, False)
+    """
+    if command in ("_call", "_setattr", "call", "set_attr"):
+        return True
+    if command == "step":
+        try:
+            return not action_space.contains(data)
+        except Exception:
+            return True
+    if command == "reset":
+        seeds = data.get("seed") if isinstance(data, dict) else data
+        if not isinstance(seeds, (list, tuple)):
+            seeds = [seeds]
+        return not all(_valid_seed(seed) for seed in seeds)
+    return False
+
+
+def _valid_seed(seed: Any) -> bool:
+    if seed is None:
+        return True
+    return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0
