@@ -52,6 +52,8 @@ _LOCATIONS = {
     "AddRenderObservation": "transform_observation",
     "AddWhiteNoise": "rendering",
     "ObstructView": "rendering",
+    # Atari
+    "AtariPreprocessing": "atari_preprocessing",
     # array conversion
     "ArrayConversion": "array_conversion",
     "NumpyToTorch": "numpy_to_torch",
