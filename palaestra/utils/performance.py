@@ -90,26 +90,22 @@ def benchmark_vector_step(env: Any, target_duration: float = 5, seed: int | None
         >>> benchmark_vector_step(envs, target_duration=0.01, seed=0) > 0
         True
     """
-    from palaestra.vector import AutoresetMode
+    from palaestra.vector.episodes import DISABLED, EpisodeMasks
 
     env.action_space.seed(seed)
     env.reset(seed=seed)
     env.step(env.action_space.sample())
     env.reset(seed=seed)
-    mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
-    resetting = np.zeros(env.num_envs, dtype=bool)
+    masks = EpisodeMasks.of(env)
 
     def one_step() -> int:
-        nonlocal resetting
         _, _, terminated, truncated, _ = env.step(env.action_space.sample())
-        ended = np.logical_or(terminated, truncated)
-        stepped = env.num_envs
-        if mode == AutoresetMode.NEXT_STEP:
-            stepped -= int(np.count_nonzero(resetting))
-            resetting = ended
-        elif mode == AutoresetMode.DISABLED and np.any(ended):
+        # A next-step reset step is no step of an episode: it does not count.
+        _, valid, ended = masks.step(terminated, truncated)
+        if masks.mode is DISABLED and np.any(ended):
             env.reset(options={"reset_mask": ended})
-        return stepped
+            masks.reset(ended)
+        return int(np.count_nonzero(valid))
 
     return _rate(one_step, target_duration)
 

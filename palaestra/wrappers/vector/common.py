@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import ActType, ObsType
-from palaestra.vector.vector_env import AutoresetMode, VectorEnv, VectorWrapper
-from palaestra.wrappers.vector.vectorize_observation import read_autoreset_mode
+from palaestra.vector.episodes import EpisodeMasks
+from palaestra.vector.vector_env import VectorEnv, VectorWrapper
 
 __all__ = ["RecordEpisodeStatistics"]
 
@@ -76,12 +76,11 @@ class RecordEpisodeStatistics(VectorWrapper[ObsType, ActType, ObsType, ActType, 
     ) -> None:
         super().__init__(env)
         self._stats_key = stats_key
-        self._autoreset_mode = read_autoreset_mode(env)
+        self._masks = EpisodeMasks.of(env)
         self.episode_count = 0
         self.episode_start_times = np.zeros((self.num_envs,))
         self.episode_returns = np.zeros((self.num_envs,))
         self.episode_lengths = np.zeros((self.num_envs,), dtype=int)
-        self.prev_dones = np.zeros((self.num_envs,), dtype=bool)
         self.time_queue: deque = deque(maxlen=buffer_length)
         self.return_queue: deque = deque(maxlen=buffer_length)
         self.length_queue: deque = deque(maxlen=buffer_length)
@@ -104,26 +103,21 @@ class RecordEpisodeStatistics(VectorWrapper[ObsType, ActType, ObsType, ActType, 
             self.episode_start_times[reset_mask] = time.perf_counter()
             self.episode_returns[reset_mask] = 0
             self.episode_lengths[reset_mask] = 0
-            self.prev_dones[reset_mask] = False
         else:
             self.episode_start_times = np.full(self.num_envs, time.perf_counter())
             self.episode_returns = np.zeros(self.num_envs)
             self.episode_lengths = np.zeros(self.num_envs, dtype=int)
-            self.prev_dones = np.zeros(self.num_envs, dtype=bool)
+        self._masks.reset(reset_mask)
         return obs, info
 
-    def _count_step(self, rewards: np.ndarray) -> None:
-        if self._autoreset_mode == AutoresetMode.SAME_STEP:
-            self.episode_returns += rewards
-            self.episode_lengths += 1
-            return
-        # A sub-env that finished last step is being reset now: its new episode starts here.
-        running = ~self.prev_dones
-        self.episode_returns[self.prev_dones] = 0
-        self.episode_returns[running] += rewards[running]
-        self.episode_lengths[self.prev_dones] = 0
-        self.episode_lengths[running] += 1
-        self.episode_start_times[self.prev_dones] = time.perf_counter()
+    @property
+    def prev_dones(self) -> np.ndarray:
+        """Which sub-envs' episodes ended on the previous step."""
+        return self._masks.previous_ends
+
+    @prev_dones.setter
+    def prev_dones(self, value: np.ndarray) -> None:
+        self._masks.previous_ends = np.asarray(value, dtype=np.bool_)
 
     def _report(self, dones: np.ndarray, infos: dict[str, Any]) -> None:
         if self._stats_key in infos or f"_{self._stats_key}" in infos:
@@ -159,12 +153,15 @@ class RecordEpisodeStatistics(VectorWrapper[ObsType, ActType, ObsType, ActType, 
                 "`vector.RecordEpisodeStatistics` requires `info` type to be `dict`, its "
                 f"actual type is {type(infos)}. Wrap `DictInfoToList` outside of it."
             )
-        self._count_step(rewards)
-        self.prev_dones = dones = np.logical_or(terminations, truncations)
-        if np.any(dones):
-            self._report(dones, infos)
-            if self._autoreset_mode == AutoresetMode.SAME_STEP:
-                self.episode_returns[dones] = 0
-                self.episode_lengths[dones] = 0
-                self.episode_start_times[dones] = time.perf_counter()
+        starts, valid, ends = self._masks.step(terminations, truncations)
+        self.episode_returns[valid] += rewards[valid]
+        self.episode_lengths[valid] += 1
+        if np.any(ends):
+            self._report(ends, infos)
+        # A new episode begins after this step's transition (SAME_STEP) or at this reset step
+        # (NEXT_STEP), which did not count.
+        if np.any(starts):
+            self.episode_returns[starts] = 0
+            self.episode_lengths[starts] = 0
+            self.episode_start_times[starts] = time.perf_counter()
         return observations, rewards, terminations, truncations, infos

@@ -22,7 +22,8 @@ import numpy as np
 from palaestra import logger
 from palaestra.core import ActType, ObsType, RenderFrame
 from palaestra.utils.record_constructor import RecordConstructorArgs
-from palaestra.vector import AutoresetMode, VectorEnv, VectorWrapper
+from palaestra.vector import VectorEnv, VectorWrapper
+from palaestra.vector.episodes import NEXT_STEP, SAME_STEP, EpisodeMasks
 from palaestra.wrappers.rendering import (
     _HumanDisplay,
     _VideoRecorder,
@@ -285,31 +286,22 @@ class RecordVideo(_VideoRecorder, VectorWrapper, RecordConstructorArgs):
             disable_logger,
             gc_trigger,
         )
-        self.autoreset_mode = self._autoreset_mode_of(env)
-        self.has_autoreset = False
-        self.record_first_only = record_first_only
-        self.video_aspect_ratio = video_aspect_ratio
-        self.frame_rows, self.frame_cols = -1, -1
-
-    @staticmethod
-    def _autoreset_mode_of(env: VectorEnv) -> AutoresetMode:
-        mode = env.metadata.get("autoreset_mode")
-        if mode is None:
-            logger.warn(
-                "%s metadata doesn't specify its autoreset mode (%r), therefore, defaulting to "
-                "next step.",
-                env,
-                env.metadata,
-            )
-            return AutoresetMode.NEXT_STEP
-        mode = AutoresetMode(mode)
-        if mode == AutoresetMode.SAME_STEP:
+        self._masks = EpisodeMasks.of(env)
+        self.autoreset_mode = self._masks.mode
+        if self.autoreset_mode is SAME_STEP:
             logger.warn(
                 "Vector environment's autoreset mode is same-step "
                 "(https://farama.org/Vector-Autoreset-Mode). Recorded episodes will not contain "
                 "the last frame of the episode."
             )
-        return mode
+        self.record_first_only = record_first_only
+        self.video_aspect_ratio = video_aspect_ratio
+        self.frame_rows, self.frame_cols = -1, -1
+
+    @property
+    def has_autoreset(self) -> bool:
+        """Whether sub-env 0's episode ended on the last step, so the next step resets it."""
+        return self.autoreset_mode is NEXT_STEP and bool(self._masks.previous_ends[0])
 
     def _capture_frame(self) -> None:
         frames = self.env.render()
@@ -335,22 +327,14 @@ class RecordVideo(_VideoRecorder, VectorWrapper, RecordConstructorArgs):
             self._new_episode()
         obs, info = self.env.reset(seed=seed, options=options)
         self._film_if_recording()
-        self.has_autoreset = False
+        # As Gymnasium's: any reset, partial or not, cancels a pending autoreset of sub-env 0.
+        self._masks.reset()
         return obs, info
-
-    def _episode_started_by_autoreset(self, terminated: Any, truncated: Any) -> bool:
-        """Whether this step began a new episode of sub-env 0 through autoreset."""
-        ended = bool(terminated[0] or truncated[0])
-        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
-            # The step after an episode's end is the reset step.
-            started, self.has_autoreset = self.has_autoreset, ended
-            return started
-        return self.autoreset_mode == AutoresetMode.SAME_STEP and ended
 
     def step(self, actions: ActType) -> tuple[ObsType, Any, Any, Any, dict[str, Any]]:
         """Step the sub-envs and add the tiled frame to the video in progress."""
         obs, rewards, terminations, truncations, info = self.env.step(actions)
-        if self._episode_started_by_autoreset(terminations, truncations):
+        if self._masks.step(terminations, truncations).starts[0]:
             self._new_episode()
         self._new_step()
         self._film_if_recording()

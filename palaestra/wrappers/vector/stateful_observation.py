@@ -14,17 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from palaestra import logger
 from palaestra.core import ActType
 from palaestra.spaces import Box
 from palaestra.utils import RecordConstructorArgs
+from palaestra.vector.episodes import NEXT_STEP, autoreset_mode
 from palaestra.vector.utils import batch_space
-from palaestra.vector.vector_env import (
-    ArrayType,
-    AutoresetMode,
-    VectorEnv,
-    VectorObservationWrapper,
-)
+from palaestra.vector.vector_env import ArrayType, VectorEnv, VectorObservationWrapper
 from palaestra.wrappers.running_statistics import RunningStatisticsControls, check_epsilon
 from palaestra.wrappers.utils import RunningMeanStd
 
@@ -68,15 +63,11 @@ class NormalizeObservation(
         check_epsilon(epsilon)
         RecordConstructorArgs.__init__(self, epsilon=epsilon)
         VectorObservationWrapper.__init__(self, env)
-        if "autoreset_mode" not in self.env.metadata:
-            logger.warn(
-                f"{self} is missing `autoreset_mode` data; assuming the vector environment "
-                "follows the NEXT_STEP autoreset api or has autoreset disabled."
-            )
-        elif self.env.metadata["autoreset_mode"] != AutoresetMode.NEXT_STEP:
+        # The base class has warned if the env declares no mode (NEXT_STEP is assumed then).
+        mode = autoreset_mode(env) if "autoreset_mode" in env.metadata else NEXT_STEP
+        if mode is not NEXT_STEP:
             raise ValueError(
-                "Expected env.metadata['autoreset_mode'] to be AutoresetMode.NEXT_STEP, "
-                f"got {self.env.metadata['autoreset_mode']}"
+                f"Expected env.metadata['autoreset_mode'] to be AutoresetMode.NEXT_STEP, got {mode}"
             )
         self.single_observation_space = Box(
             -np.inf, np.inf, shape=self.single_observation_space.shape, dtype=np.float32

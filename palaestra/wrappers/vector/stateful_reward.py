@@ -15,7 +15,8 @@ import numpy as np
 
 from palaestra.core import ActType, ObsType
 from palaestra.utils import RecordConstructorArgs
-from palaestra.vector.vector_env import AutoresetMode, VectorEnv, VectorWrapper
+from palaestra.vector.episodes import SAME_STEP, EpisodeMasks
+from palaestra.vector.vector_env import VectorEnv, VectorWrapper
 from palaestra.wrappers.running_statistics import RunningStatisticsControls
 from palaestra.wrappers.stateful_reward import check_normalize_reward_args
 from palaestra.wrappers.utils import RunningMeanStd
@@ -72,37 +73,32 @@ class NormalizeReward(
         self.accumulated_reward = np.zeros((self.num_envs,), dtype=np.float32)
         self.gamma = gamma
         self.epsilon = epsilon
-        self._prev_dones = np.zeros((self.num_envs,), dtype=np.float32)
-        self._autoreset_mode = self.env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
+        self._masks = EpisodeMasks.of(env)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[ObsType, dict[str, Any]]:
         """Restart every accumulated return and reset the vector env."""
         self.accumulated_reward[:] = 0
-        self._prev_dones[:] = 0
+        # As Gymnasium's: any reset, partial or not, restarts every sub-env's return.
+        self._masks.reset()
         return super().reset(seed=seed, options=options)
-
-    def _learning_envs(self) -> np.ndarray:
-        if self._autoreset_mode == AutoresetMode.SAME_STEP:
-            return np.ones((self.num_envs,), dtype=bool)
-        # The step after an episode ends only resets that sub-env: nothing to learn from it.
-        return ~self._prev_dones.astype(bool)
 
     def step(
         self, actions: ActType
     ) -> tuple[ObsType, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step the vector env, update the return statistics and scale the rewards."""
         obs, reward, terminated, truncated, info = super().step(actions)
-        active = self._learning_envs()
+        # The reset step of NEXT_STEP autoreset is no transition: nothing to learn from it.
+        starts, active, _ = self._masks.step(terminated, truncated)
         self.accumulated_reward[active] = (
             self.accumulated_reward[active] * self.gamma * (1 - terminated[active]) + reward[active]
         )
         if self._update_running_mean and np.any(active):
             self.return_rms.update(self.accumulated_reward[active])
-        self._prev_dones = np.logical_or(terminated, truncated).astype(np.float32)
-        if self._autoreset_mode == AutoresetMode.SAME_STEP:
-            self.accumulated_reward[self._prev_dones.astype(bool)] = 0
+        if self._masks.mode is SAME_STEP:
+            # The ended sub-envs were reset inside this step: their next return starts now.
+            self.accumulated_reward[starts] = 0
         return (
             obs,
             reward / np.sqrt(self.return_rms.var + self.epsilon),

@@ -19,13 +19,9 @@ import numpy as np
 from palaestra import logger
 from palaestra.core import ActType, Env, ObsType, WrapperObsType
 from palaestra.spaces import Space
+from palaestra.vector.episodes import SAME_STEP, autoreset_mode
 from palaestra.vector.utils import batch_space, concatenate, create_empty_array, iterate
-from palaestra.vector.vector_env import (
-    ArrayType,
-    AutoresetMode,
-    VectorEnv,
-    VectorObservationWrapper,
-)
+from palaestra.vector.vector_env import ArrayType, VectorEnv, VectorObservationWrapper
 from palaestra.wrappers import transform_observation
 
 __all__ = [
@@ -193,32 +189,6 @@ class TransformObservation(VectorObservationWrapper[WrapperObsType, ActType, Obs
         return self.func(observations)
 
 
-def read_autoreset_mode(env: VectorEnv) -> AutoresetMode:
-    """Read the autoreset mode an env declares in its metadata (``NEXT_STEP`` if none).
-
-    Args:
-        env: the vector env.
-
-    Raises:
-        TypeError: if ``metadata["autoreset_mode"]`` is not an :class:`AutoresetMode`.
-
-    Example:
-        >>> import palaestra as gym
-        >>> read_autoreset_mode(gym.make_vec("CartPole-v1", vectorization_mode="sync"))
-        <AutoresetMode.NEXT_STEP: 'NextStep'>
-    """
-    if "autoreset_mode" not in env.metadata:
-        logger.warn(f"Vector environment ({env}) is missing `autoreset_mode` metadata key.")
-        return AutoresetMode.NEXT_STEP
-    mode = env.metadata["autoreset_mode"]
-    if not isinstance(mode, AutoresetMode):
-        raise TypeError(
-            "Expected env.metadata['autoreset_mode'] to be an AutoresetMode, "
-            f"got {type(mode)}: set it to a `palaestra.vector.AutoresetMode` member."
-        )
-    return mode
-
-
 class VectorizeTransformObservation(
     VectorObservationWrapper[WrapperObsType, ActType, ObsType, ArrayType]
 ):
@@ -256,7 +226,7 @@ class VectorizeTransformObservation(
         **kwargs: Any,
     ) -> None:
         super().__init__(env)
-        self.autoreset_mode = read_autoreset_mode(env)
+        self.autoreset_mode = autoreset_mode(env)
         self.wrapper = wrapper(SpacesOnlyEnv(self.env.single_observation_space), **kwargs)
         self.single_observation_space = self.wrapper.observation_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -270,7 +240,7 @@ class VectorizeTransformObservation(
         """Step the inner env and transform the observations (and any ``final_obs``)."""
         obs, rewards, terminations, truncations, infos = self.env.step(actions)
         obs = self.observations(obs)
-        if self.autoreset_mode == AutoresetMode.SAME_STEP and "final_obs" in infos:
+        if self.autoreset_mode is SAME_STEP and "final_obs" in infos:
             final_obs = infos["final_obs"]
             for index, has_final in enumerate(infos["_final_obs"]):
                 if has_final:
