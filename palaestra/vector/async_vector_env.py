@@ -587,7 +587,12 @@ class AsyncVectorEnv(
             logger.error("%s", report.traceback)
             self._workers.forget(pipe_index)
             self._workers.failed.add(pipe_index)
-        raise rebuild_exception(reports[0], repr(self))
+        # Gymnasium raises the last failure it reads; the others are named in the message.
+        error = rebuild_exception(reports[-1], repr(self))
+        if len(reports) > 1:
+            others = [report.index for report in reports[:-1]]
+            error.args = (f"{error.args[0]}\n(Sub-environment(s) {others} failed too.)",)
+        raise error
 
     def _failure_report(self, index: int, payload: Any) -> ErrorReport:
         if isinstance(payload, ErrorReport):
