@@ -60,14 +60,14 @@ class PendulumParams:
     reset_velocity: float = 1.0
 
 
-def angle_normalize(angle: Any) -> Any:
-    """Wrap angles into ``[-pi, pi)``.
+def angle_normalize(x: Any) -> Any:
+    """Wrap angles ``x`` into ``[-pi, pi)``.
 
     Example:
         >>> round(float(angle_normalize(3 * np.pi / 2)), 4)
         -1.5708
     """
-    return ((angle + np.pi) % (2 * np.pi)) - np.pi
+    return ((x + np.pi) % (2 * np.pi)) - np.pi
 
 
 def pendulum_torque(action: Any, params: PendulumParams) -> Any:
