@@ -35,7 +35,7 @@ from palaestra import logger, spaces
 from palaestra.utils import RecordConstructorArgs, seeding
 
 if TYPE_CHECKING:
-    from palaestra.envs.registration import EnvSpec, WrapperSpec
+    from palaestra.env_spec import EnvSpec, WrapperSpec
 
 __all__ = [
     "Env",
@@ -344,8 +344,8 @@ class Wrapper(
 
     def __init__(self, env: Env[ObsType, ActType]):
         assert isinstance(env, Env), (
-            f"Expected env to be a `palaestra.Env` but got {type(env)}; wrap Gymnasium "
-            "environments with the interop adapters first."
+            f"Expected env to be a `palaestra.Env` but got {type(env)}; wrap a Gymnasium "
+            "environment with `palaestra.compat.from_gymnasium(env)` first."
         )
         self.env = env
         self._action_space: spaces.Space[WrapperActType] | None = None
@@ -413,7 +413,7 @@ class Wrapper(
         Args:
             kwargs: ``kwargs=`` the constructor arguments to record (``None`` if unknown).
         """
-        from palaestra.envs.registration import WrapperSpec
+        from palaestra.env_spec import WrapperSpec
 
         return WrapperSpec(
             name=cls.class_name(),

@@ -164,7 +164,8 @@ def check_is_env(env: Any) -> None:
     if not isinstance(env, Env):
         raise TypeError(
             "The environment must inherit from the palaestra.Env class, actual class: "
-            f"{type(env)}. Gymnasium environments can be wrapped with the interop adapters."
+            f"{type(env)}. Wrap a Gymnasium environment with "
+            "`palaestra.compat.from_gymnasium(env)`."
         )
 
 

@@ -41,13 +41,18 @@ def find_spec(env_id: str) -> EnvSpec:
     """Look an id up as ``make`` understands it: ``"module:"`` prefix, unversioned = latest.
 
     Args:
-        env_id: ``[module:][namespace/]name[-vN]``; ``module`` is imported first.
+        env_id: ``[module:][namespace/]name[-vN]``; ``module`` is imported first, except
+            ``"gymnasium:Id"``: Gymnasium's ``Id``, adapted with ``palaestra.compat``.
 
     Raises:
         ModuleNotFoundError: ``module`` cannot be imported.
         palaestra.error.Error: the id is not registered (see :func:`spec` for the subclasses).
     """
     module, separator, env_name = env_id.partition(":")
+    if separator and module == "gymnasium":  # a Gymnasium-registered env, adapted
+        from palaestra.compat._registration import gymnasium_spec
+
+        return gymnasium_spec(env_name)
     if separator:
         _import_id_module(module)
     else:

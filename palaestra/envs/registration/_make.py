@@ -132,8 +132,8 @@ def _not_an_env_message(env: Any) -> str:
         return (
             f"The environment must inherit from the palaestra.Env class, actual class: "
             f"{type(env)} from `{module}`. Port the class to `palaestra.Env` (usually by "
-            "changing its import to `import palaestra as gym`) or wrap it with the Gymnasium "
-            "interop adapter."
+            "changing its import to `import palaestra as gym`) or wrap it with "
+            "`palaestra.compat.from_gymnasium(env)`."
         )
     return (
         f"The environment must inherit from the palaestra.Env class, actual class: {type(env)}. "
