@@ -364,10 +364,31 @@ def as_named_tuple(params: Any) -> Any:
         >>> constants.tau, type(constants.integrator).__name__
         (0.02, 'Choice')
     """
-    names = [field.name for field in dataclasses.fields(params)]
-    tuple_type = collections.namedtuple(f"{type(params).__name__}Tuple", names)  # type: ignore[misc]
+    names = tuple(field.name for field in dataclasses.fields(params))
+    tuple_type = _named_tuple_type(type(params), names)
     values = [getattr(params, name) for name in names]
     return tuple_type(*(Choice(v) if isinstance(v, str) else v for v in values))
+
+
+class _NamedTuples:
+    """Where the named tuple classes live, so that pickle finds them by name.
+
+    numba keys a cached function by the pickled contents of its closure: a class pickled by
+    name pickles the same in every process, so compiled loops over parameters load from the
+    on-disk cache instead of compiling again.
+    """
+
+
+def _named_tuple_type(params_type: type, names: tuple[str, ...]) -> type:
+    key = f"{params_type.__module__}.{params_type.__qualname__}".replace(".", "_")
+    key = f"{key}_{len(names)}_" + "_".join(names)
+    tuple_type = getattr(_NamedTuples, key, None)
+    if tuple_type is None:
+        tuple_type = collections.namedtuple(f"{params_type.__name__}Tuple", names)  # type: ignore[misc]
+        tuple_type.__module__ = __name__
+        tuple_type.__qualname__ = f"_NamedTuples.{key}"
+        setattr(_NamedTuples, key, tuple_type)
+    return tuple_type
 
 
 _multiply_wide_compiled = numba.njit(pcg64._multiply_wide, cache=True)

@@ -116,6 +116,18 @@ def _clip(value: Any, low: Any, high: Any) -> Any:
     return limit
 
 
+# The dynamics, compiled through palaestra's pipeline; module globals (not closure cells), so
+# that the row loops built on them can be cached on disk across processes.
+_cartpole_step = njit(cartpole_step)
+_cartpole_terminated = njit(cartpole_terminated)
+_cartpole_reward = njit(cartpole_reward)
+_acrobot_step = njit(acrobot_step)
+_acrobot_terminated = njit(acrobot_terminated)
+_acrobot_reward = njit(acrobot_reward)
+_pendulum_step = njit(pendulum_step)
+_pendulum_reward = njit(pendulum_reward)
+
+
 @functools.cache
 def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
     """Compile a cart-pole batch step from ``cartpole_step``, ``_terminated`` and ``_reward``.
@@ -135,11 +147,8 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
         ([-0.1951, 0.1951], [1.0, 1.0])
     """
     constants = as_named_tuple(params)
-    step = njit(cartpole_step)
-    terminated = njit(cartpole_terminated)
-    reward = njit(cartpole_reward)
 
-    @njit
+    @njit(cache=True)
     def row_loop(states: np.ndarray, actions: np.ndarray) -> Any:
         count = states.shape[0]
         next_states = np.empty((4, count)).T
@@ -148,12 +157,12 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
         for i in range(count):
             if actions[i] != 0 and actions[i] != 1:
                 raise ValueError("action outside {0, 1}")
-            state = step(states[i], actions[i], constants)
-            ended = terminated(state, constants)
+            state = _cartpole_step(states[i], actions[i], constants)
+            ended = _cartpole_terminated(state, constants)
             for k in range(4):
                 next_states[i, k] = state[k]
             terminations[i] = ended
-            rewards[i] = reward(ended, sutton_barto_reward)
+            rewards[i] = _cartpole_reward(ended, sutton_barto_reward)
         return next_states, rewards, terminations
 
     def advance(states: np.ndarray, actions: np.ndarray) -> Any:
@@ -186,23 +195,20 @@ def compile_acrobot(params: Any) -> Any:
         ([0.0, 0.3345], [-1.0, -1.0])
     """
     constants = as_named_tuple(params)
-    step = njit(acrobot_step)
-    terminated = njit(acrobot_terminated)
-    reward = njit(acrobot_reward)
 
-    @njit
+    @njit(cache=True)
     def advance(states: np.ndarray, torques: np.ndarray) -> Any:
         count = states.shape[0]
         next_states = np.empty((4, count)).T
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
-            state = step(states[i], torques[i], constants)
-            ended = terminated(state, constants)
+            state = _acrobot_step(states[i], torques[i], constants)
+            ended = _acrobot_terminated(state, constants)
             for k in range(4):
                 next_states[i, k] = state[k]
             terminations[i] = ended
-            rewards[i] = reward(ended)
+            rewards[i] = _acrobot_reward(ended)
         return next_states, rewards, terminations
 
     return advance
@@ -289,18 +295,16 @@ def compile_pendulum(params: Any) -> Any:
         ([[0.015, 0.3]], [-0.004])
     """
     constants = as_named_tuple(params)
-    step = njit(pendulum_step)
-    reward = njit(pendulum_reward)
 
-    @njit
+    @njit(cache=True)
     def advance(states: np.ndarray, torques: np.ndarray) -> Any:
         count = states.shape[0]
         next_states = np.empty((2, count)).T
         rewards = np.empty(count)
         for i in range(count):
             torque = _as_torque(torques[i])
-            rewards[i] = reward(states[i], torque, constants)
-            state = step(states[i], torque, constants)
+            rewards[i] = _pendulum_reward(states[i], torque, constants)
+            state = _pendulum_step(states[i], torque, constants)
             next_states[i, 0] = state[0]
             next_states[i, 1] = state[1]
         return next_states, rewards
