@@ -11,17 +11,11 @@ import numpy.typing as npt
 
 from palaestra import logger
 from palaestra.spaces._checks import reject_mask_and_probability, require
+from palaestra.spaces._vector_utils import vector_utils
 from palaestra.spaces.space import Space
 
 # What unpacking a value that is not a batch of the node/edge space can raise.
 _NOT_A_BATCH = (TypeError, ValueError, KeyError, IndexError, AttributeError)
-
-
-def _vector_utils() -> Any:
-    # Imported on use: the batching helpers themselves import this package.
-    from palaestra.vector import utils
-
-    return utils
 
 
 class GraphInstance(NamedTuple):
@@ -62,7 +56,7 @@ class Graph(Space[GraphInstance]):
     ) -> None:
         self.node_space = node_space
         self.edge_space = edge_space
-        utils = _vector_utils()
+        utils = vector_utils()
         self.batch_node_space = utils.batch_space(node_space, n=1)
         self.batch_edge_space = None if edge_space is None else utils.batch_space(edge_space, n=1)
         super().__init__(None, None, seed)
@@ -170,7 +164,7 @@ class Graph(Space[GraphInstance]):
             )
         node_kwargs = {} if kind is None else {kind: node_mask}
         edge_kwargs = {} if kind is None else {kind: edge_mask}
-        utils = _vector_utils()
+        utils = vector_utils()
         nodes = utils.batch_space(self.node_space, num_nodes).sample(**node_kwargs)
         # The batched space sampled from a copy of the node generator: move the original on.
         self.node_space.np_random.random()
@@ -192,7 +186,7 @@ class Graph(Space[GraphInstance]):
         """
         if not isinstance(x, GraphInstance) or x.nodes is None:
             return False
-        utils = _vector_utils()
+        utils = vector_utils()
         try:
             nodes = list(utils.iterate(self.batch_node_space, x.nodes))
         except _NOT_A_BATCH:

@@ -8,17 +8,11 @@ from typing import Any
 import numpy as np
 
 from palaestra.spaces._checks import reject_mask_and_probability, require
+from palaestra.spaces._vector_utils import vector_utils
 from palaestra.spaces.space import Space
 
 # What unpacking a value that is not a batch of the feature space can raise.
 _NOT_A_BATCH = (TypeError, ValueError, KeyError, IndexError, AttributeError)
-
-
-def _vector_utils() -> Any:
-    # Imported on use: the batching helpers themselves import this package.
-    from palaestra.vector import utils
-
-    return utils
 
 
 class Sequence(Space[Any]):
@@ -55,7 +49,7 @@ class Sequence(Space[Any]):
         self.feature_space = space
         self.stack = stack
         if self.stack:
-            self.stacked_feature_space = _vector_utils().batch_space(self.feature_space, 1)
+            self.stacked_feature_space = vector_utils().batch_space(self.feature_space, 1)
         super().__init__(None, None, seed)
 
     def seed(self, seed: int | tuple[int, int] | None = None) -> tuple[Any, Any]:
@@ -134,7 +128,7 @@ class Sequence(Space[Any]):
             values = tuple(self.feature_space.sample() for _ in range(length))
         if not self.stack:
             return values
-        utils = _vector_utils()
+        utils = vector_utils()
         out = utils.create_empty_array(self.feature_space, len(values))
         if not values:
             # Nothing to stack (a length mask of 0): the empty batch is the sample.
@@ -196,7 +190,7 @@ class Sequence(Space[Any]):
         """
         if self.stack:
             try:
-                items = list(_vector_utils().iterate(self.stacked_feature_space, x))
+                items = list(vector_utils().iterate(self.stacked_feature_space, x))
             except _NOT_A_BATCH:
                 return False
             return all(item in self.feature_space for item in items)

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from palaestra.spaces._equivalence import is_space_dtype_shape_equiv
+from palaestra.spaces._vector_utils import vector_utils
 from palaestra.spaces.box import Box
 from palaestra.spaces.dict import Dict
 from palaestra.spaces.discrete import Discrete
@@ -51,13 +52,6 @@ __all__ = [
 ]
 
 FlatType = npt.NDArray[Any] | dict[str, Any] | tuple[Any, ...] | GraphInstance
-
-
-def _vector_utils() -> Any:
-    # Imported on use: the batching helpers themselves import this package.
-    from palaestra.vector import utils
-
-    return utils
 
 
 def _not_flattenable(space: Space[Any]) -> ValueError:
@@ -247,7 +241,7 @@ def _(space: Dict, x: Any) -> np.ndarray | dict:
 
 def _map_batch(batch_space: Space[Any], batch: Any, convert: Any, out_space: Space[Any]) -> Any:
     """Convert every item of a batched element and stack the results in ``out_space``."""
-    utils = _vector_utils()
+    utils = vector_utils()
     items = [convert(item) for item in utils.iterate(batch_space, batch)]
     out = utils.create_empty_array(out_space, n=len(items))
     return utils.concatenate(out_space, items, out)

@@ -40,7 +40,7 @@ from palaestra.utils import seeding
 from palaestra.vector.episodes import SAME_STEP, AutoresetMode, autoreset_mode
 
 if TYPE_CHECKING:
-    from palaestra.envs.registration import EnvSpec
+    from palaestra.env_spec import EnvSpec
     from palaestra.spaces import Space
 
 __all__ = [

@@ -34,7 +34,7 @@ from palaestra.utils.record_constructor import RecordConstructorArgs
 from palaestra.vector.episodes import NEXT_STEP, SubEnvStepper, time_limit_reached
 
 if TYPE_CHECKING:
-    from palaestra.envs.registration import EnvSpec
+    from palaestra.env_spec import EnvSpec
 
 __all__ = [
     "TimeLimit",
