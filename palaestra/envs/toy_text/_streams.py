@@ -1,0 +1,204 @@
+"""Per-sub-environment random streams for the batched toy-text environments.
+
+The toy-text environments draw two kinds of numbers from ``np_random``: uniform doubles
+(``random()``, for categorical sampling) and small bounded integers (``choice`` of a list:
+Blackjack's cards, Taxi's fickle passenger). numpy draws the integers with Lemire's method on
+32-bit halves of PCG64 outputs, keeping the unused half in the bit generator for the next
+32-bit draw. :class:`TableStreams` reproduces both per stream, as a batch: it has the
+interface the :class:`~palaestra.vector.native.NativeVectorEnv` base expects of its
+generators (``seed``, ``rows``, ``generators``, ``seeds``), plus :meth:`TableStreams.doubles`
+and :meth:`TableStreams.bounded`.
+
+Small batches keep one :class:`numpy.random.Generator` per sub-environment (a call each is
+cheapest there); large ones keep the 128-bit states in ``uint64`` arrays and step the
+selected streams together with :mod:`palaestra.vector.native.pcg64`'s arithmetic.
+
+Example:
+    >>> streams = TableStreams(2, use_arrays=True)
+    >>> streams.seed(np.arange(2), [5, 6])
+    >>> single = np.random.default_rng(6)
+    >>> draws = streams.bounded(np.arange(2), 13)
+    >>> int(draws[1]) == int(single.integers(0, 13)), float(streams.doubles(np.arange(2))[1]) == single.random()
+    (True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from palaestra.utils import seeding
+from palaestra.vector.native.pcg64 import join_state, pcg64_output, pcg64_step, split_state
+
+__all__ = ["TableStreams", "TableRows", "ARRAY_STREAMS_MIN_ENVS"]
+
+# From this many sub-environments on, array-stepped states beat per-env Generator calls.
+ARRAY_STREAMS_MIN_ENVS = 64
+
+_LOW_32 = np.uint64(0xFFFFFFFF)
+_32 = np.uint64(32)
+_11 = np.uint64(11)
+_DOUBLE_UNIT = 1.0 / 9007199254740992.0
+
+
+class TableRows:
+    """Some sub-environments' streams, with the ``uniform`` draw of the native base class.
+
+    Args:
+        streams: the owner.
+        indices: the selected sub-environments (``None``: all).
+    """
+
+    def __init__(self, streams: TableStreams, indices: np.ndarray | None):
+        self.streams = streams
+        self.indices = np.arange(streams.num_envs) if indices is None else np.asarray(indices)
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def random(self) -> np.ndarray:
+        """Draw one double in ``[0, 1)`` per selected stream."""
+        return self.streams.doubles(self.indices)
+
+    def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> np.ndarray:
+        """Draw one uniform double per selected stream (``size`` must be their count).
+
+        Raises:
+            ValueError: for a ``size`` other than the number of selected streams.
+        """
+        if size not in (None, len(self), (len(self),)):
+            raise ValueError(
+                f"TableRows draws one value per stream ({len(self)}), got size={size}."
+            )
+        return low + (high - low) * self.streams.doubles(self.indices)
+
+    def bounded(self, n: int) -> np.ndarray:
+        """Draw one integer in ``[0, n)`` per selected stream, as ``Generator.integers(0, n)``."""
+        return self.streams.bounded(self.indices, n)
+
+
+class TableStreams:
+    """The PCG64 streams of ``num_envs`` sub-environments (doubles and bounded integers).
+
+    Args:
+        num_envs: the number of sub-environments.
+        use_arrays: step states in arrays; ``None`` decides by ``num_envs``.
+
+    Example:
+        >>> streams = TableStreams(3)
+        >>> streams.seed(np.arange(3), [0, 1, 2])
+        >>> streams.seeds
+        [0, 1, 2]
+        >>> float(streams.doubles(np.array([0]))[0]) == np.random.default_rng(0).random()
+        True
+    """
+
+    def __init__(self, num_envs: int, use_arrays: bool | None = None):
+        self.num_envs = num_envs
+        if use_arrays is None:
+            use_arrays = num_envs >= ARRAY_STREAMS_MIN_ENVS
+        self.use_arrays = use_arrays
+        self.seeds: list[int | None] = [None] * num_envs
+        self.seeded = np.zeros(num_envs, dtype=np.bool_)
+        self._objects: list[np.random.Generator | None] = [None] * num_envs
+        zeros = [np.zeros(num_envs, dtype=np.uint64) for _ in range(5)]
+        self._high, self._low, self._inc_high, self._inc_low, self._half = zeros
+        self._has_half = np.zeros(num_envs, dtype=np.bool_)
+
+    def seed(self, indices: np.ndarray, seeds: Sequence[int | None]) -> None:
+        """Reseed the streams at ``indices`` (``seeds`` has one entry per sub-env).
+
+        A ``None`` seed keeps a seeded stream, or seeds it from OS entropy, as
+        :meth:`palaestra.Env.reset` does.
+        """
+        for index in indices:
+            if seeds[index] is None and self.seeded[index]:
+                continue
+            generator, self.seeds[index] = seeding.np_random(seeds[index])
+            self.seeded[index] = True
+            if not self.use_arrays:
+                self._objects[index] = generator
+                continue
+            state = generator.bit_generator.state
+            halves = split_state([state["state"]])
+            self._high[index], self._low[index], self._inc_high[index], self._inc_low[index] = (
+                half[0] for half in halves
+            )
+            self._has_half[index] = False
+
+    def rows(self, indices: np.ndarray | None = None) -> TableRows:
+        """Return the streams at ``indices`` (all for ``None``)."""
+        return TableRows(self, indices)
+
+    def _next64(self, rows: np.ndarray) -> np.ndarray:
+        high, low = pcg64_step(
+            self._high[rows], self._low[rows], self._inc_high[rows], self._inc_low[rows]
+        )
+        self._high[rows], self._low[rows] = high, low
+        return pcg64_output(high, low)
+
+    def doubles(self, rows: np.ndarray) -> np.ndarray:
+        """Draw one double in ``[0, 1)`` from each stream in ``rows``, as ``random()`` does."""
+        if not self.use_arrays:
+            objects = self._objects
+            return np.array([objects[row].random() for row in rows], dtype=np.float64)  # type: ignore[union-attr]
+        return (self._next64(rows) >> _11) * _DOUBLE_UNIT
+
+    def _uint32(self, rows: np.ndarray) -> np.ndarray:
+        """numpy's ``next_uint32``: a stored upper half, else the lower half of a new output."""
+        values = np.empty(len(rows), dtype=np.uint64)
+        stored = self._has_half[rows]
+        if stored.any():
+            held = rows[stored]
+            values[stored] = self._half[held]
+            self._has_half[held] = False
+        if not stored.all():
+            fresh_rows = rows[~stored]
+            output = self._next64(fresh_rows)
+            values[~stored] = output & _LOW_32
+            self._half[fresh_rows] = output >> _32
+            self._has_half[fresh_rows] = True
+        return values
+
+    def bounded(self, rows: np.ndarray, n: int) -> np.ndarray:
+        """Draw an integer in ``[0, n)`` from each stream in ``rows``, as ``integers(0, n)``.
+
+        Lemire's multiply-and-shift on 32-bit draws, redrawing the (rare) biased ones.
+        """
+        if not self.use_arrays:
+            objects = self._objects
+            return np.array([objects[row].integers(0, n) for row in rows], dtype=np.int64)  # type: ignore[union-attr]
+        rows = np.asarray(rows)
+        span = np.uint64(n)
+        product = self._uint32(rows) * span
+        threshold = np.uint64((2**32 - n) % n)
+        redraw = (product & _LOW_32) < threshold
+        while redraw.any():
+            again = np.flatnonzero(redraw)
+            product[again] = self._uint32(rows[again]) * span
+            redraw[again] = (product[again] & _LOW_32) < threshold
+        return (product >> _32).astype(np.int64)
+
+    @property
+    def generators(self) -> tuple[np.random.Generator | None, ...]:
+        """The streams as :class:`numpy.random.Generator` objects (snapshots for arrays)."""
+        if not self.use_arrays:
+            return tuple(self._objects)
+        states = join_state(self._high, self._low)
+        increments = join_state(self._inc_high, self._inc_low)
+        snapshots: list[np.random.Generator | None] = []
+        for index in range(self.num_envs):
+            if not self.seeded[index]:
+                snapshots.append(None)
+                continue
+            bit_generator = np.random.PCG64()
+            bit_generator.state = {
+                "bit_generator": "PCG64",
+                "state": {"state": states[index], "inc": increments[index]},
+                "has_uint32": int(self._has_half[index]),
+                "uinteger": int(self._half[index]),
+            }
+            snapshots.append(np.random.Generator(bit_generator))
+        return tuple(snapshots)

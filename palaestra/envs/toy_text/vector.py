@@ -1,0 +1,483 @@
+"""Natively batched toy-text environments, registered as their ids' vector entry points.
+
+Each holds all sub-environments' states in one integer array and steps them with one lookup
+in the single environment's own transition table (:class:`~palaestra.envs.toy_text.utils.
+TransitionArrays`, built from ``P``) or, for Blackjack, with the single environment's rule
+functions on arrays. Each sub-environment draws from its own PCG64 stream exactly as the
+single environment draws from ``np_random``, so the observations, rewards, flags and infos
+equal ``make_vec(id, n, vectorization_mode="sync")``'s for the same seeds and actions, in all
+three autoreset modes.
+
+Example:
+    >>> import palaestra as gym
+    >>> envs = gym.make_vec("FrozenLake-v1", num_envs=3)
+    >>> type(envs).__name__
+    'FrozenLakeVectorEnv'
+    >>> envs.reset(seed=0)
+    (array([0, 0, 0]), {'prob': array([1, 1, 1]), '_prob': array([ True,  True,  True])})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from palaestra.envs.toy_text._discrete import DiscreteToyTextEnv
+from palaestra.envs.toy_text._streams import TableRows, TableStreams
+from palaestra.envs.toy_text.blackjack import DEALER_STANDS_AT, BlackjackEnv, hand_total, settle
+from palaestra.envs.toy_text.cliffwalking import CliffWalkingEnv
+from palaestra.envs.toy_text.frozen_lake import FrozenLakeEnv
+from palaestra.envs.toy_text.taxi import TaxiEnv
+from palaestra.vector._arguments import split_reset_mask
+from palaestra.vector.native.base import NativeVectorEnv, Transition
+from palaestra.vector.vector_env import AutoresetMode
+
+__all__ = [
+    "FrozenLakeVectorEnv",
+    "CliffWalkingVectorEnv",
+    "TaxiVectorEnv",
+    "BlackjackVectorEnv",
+    "ToyTextVectorEnv",
+]
+
+_DECK = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)
+
+
+class ToyTextVectorEnv(NativeVectorEnv):
+    """What the batched toy-text environments share: integer states, toy-text streams, infos.
+
+    Args:
+        num_envs: the number of sub-environments.
+        max_episode_steps: truncate episodes after this many steps (``make_vec`` passes the
+            spec's).
+        render_mode: ``None`` or ``"rgb_array"`` (one frame per sub-env).
+        autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
+        accelerator: accepted for the native base; the toy-text envs run on numpy.
+        env_kwargs: keyword arguments of the single environment (e.g. ``is_slippery``).
+    """
+
+    state_dtype = np.int64
+    steps_draw_randomness = True
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        max_episode_steps: int | None = None,
+        render_mode: str | None = None,
+        *,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        accelerator: str | None = None,
+        **env_kwargs: Any,
+    ):
+        super().__init__(
+            num_envs, max_episode_steps, render_mode, autoreset_mode, "numpy", **env_kwargs
+        )
+        self.metadata["render_fps"] = self.single_env.metadata["render_fps"]
+        self.env_kwargs = env_kwargs
+        self.generators = TableStreams(self.num_envs)  # type: ignore[assignment]
+        self._every_row = self.generators.rows()  # type: ignore[assignment]
+        self._painter: Any = None
+        self._stepped_rows = np.zeros(0, dtype=np.int64)
+
+    # Infos ---------------------------------------------------------------------------------
+
+    def step_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
+        """The infos the single env returns from ``step`` for ``rows`` (batched over them)."""
+        return {}
+
+    def reset_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
+        """The infos the single env returns from ``reset`` for ``rows`` (batched over them)."""
+        return {}
+
+    def _merge_infos(self, parts: list[tuple[np.ndarray, dict[str, Any]]]) -> dict[str, Any]:
+        """Batch per-row infos as a sync vector env does: each key's array typed as sub-env 0's.
+
+        ``parts`` pairs row indices with the infos of those rows (values batched over them).
+        """
+        merged: dict[str, Any] = {}
+        first = {
+            key: value
+            for rows, infos in parts
+            if len(rows) and rows[0] == 0
+            for key, value in infos.items()
+        }
+        for rows, infos in parts:
+            for key, values in infos.items():
+                if key not in merged:
+                    sample = first.get(key, values)
+                    dtype = sample.dtype if isinstance(sample, np.ndarray) else type(sample)
+                    shape = np.shape(values)[1:] if np.ndim(values) > 1 else ()
+                    merged[key] = np.zeros((self.num_envs, *shape), dtype=dtype)
+                    merged[f"_{key}"] = np.zeros(self.num_envs, dtype=np.bool_)
+                merged[key][rows] = values
+                merged[f"_{key}"][rows] = True
+        return merged
+
+    # The vector API ------------------------------------------------------------------------
+
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset every sub-environment, or those in ``options["reset_mask"]``.
+
+        Returns:
+            The batched observations and the batched reset infos of the reset sub-envs.
+
+        Raises:
+            ValueError: for a seed list of the wrong length or a bad ``reset_mask``.
+            TypeError: for a ``reset_mask`` that is not a boolean numpy array.
+        """
+        mask, _ = split_reset_mask(options, self.num_envs)
+        observations, _ = super().reset(seed=seed, options=options)
+        rows = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
+        return self._public(observations), self._merge_infos(
+            [(rows, self.reset_infos(rows, observations[rows]))]
+        )
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every sub-environment, autoresetting as :attr:`autoreset_mode` says.
+
+        Returns:
+            Batched ``(observations, rewards, terminations, truncations, infos)`` with the
+            single env's infos batched as a sync vector env batches them.
+
+        Raises:
+            palaestra.error.ResetNeeded: before the first ``reset``.
+            ValueError: for actions of the wrong shape or outside the action space.
+            RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
+        """
+        restarting = self._ended_rows.copy()
+        observations, rewards, terminations, truncations, infos = super().step(actions)
+        stepped = self._stepped_rows
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and "final_obs" in infos:
+            ended = np.flatnonzero(infos["_final_obs"])
+            finals = np.stack([infos["final_obs"][row] for row in ended])
+            for row, final in zip(ended, finals, strict=True):
+                infos["final_obs"][row] = self._public_row(final)
+            kept = np.setdiff1d(stepped, ended)
+            infos["final_info"] = self._merge_infos([(ended, self.step_infos(ended, finals))])
+            parts = [
+                (kept, self.step_infos(kept, observations[kept])),
+                (ended, self.reset_infos(ended, observations[ended])),
+            ]
+            parts.sort(key=lambda part: 0 if len(part[0]) and part[0][0] == 0 else 1)
+            infos.update(self._merge_infos(parts))
+        elif len(restarting) and self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            parts = [
+                (stepped, self.step_infos(stepped, observations[stepped])),
+                (restarting, self.reset_infos(restarting, observations[restarting])),
+            ]
+            infos = self._merge_infos(parts)
+        else:
+            infos = self._merge_infos([(stepped, self.step_infos(stepped, observations[stepped]))])
+        return self._public(observations), rewards, terminations, truncations, infos
+
+    def _public(self, observations: np.ndarray) -> Any:
+        """The observations as the batched observation space holds them."""
+        return observations
+
+    def _public_row(self, observation: np.ndarray) -> Any:
+        """One sub-env's observation as the single env returns it."""
+        return int(observation)
+
+    def render_sub_env(self, index: int) -> np.ndarray:
+        """Draw sub-environment ``index`` as the single environment draws it.
+
+        Raises:
+            palaestra.error.DependencyNotInstalled: if pygame is not installed.
+        """
+        if self._painter is None:
+            self._painter = self.single_env_class(render_mode="rgb_array", **self.env_kwargs)
+        self.show_state(self._painter, index)
+        return self._painter.render()
+
+    def show_state(self, env: Any, index: int) -> None:
+        """Put sub-environment ``index``'s state into the single env ``env``."""
+        env.s = int(self.state[index])  # type: ignore[index]
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close the drawing env, if one was made."""
+        if self._painter is not None:
+            self._painter.close()
+            self._painter = None
+
+
+class _TableVectorEnv(ToyTextVectorEnv):
+    """A batched finite MDP whose single env is a :class:`DiscreteToyTextEnv`."""
+
+    single_env: DiscreteToyTextEnv
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.arrays = self.single_env.transition_arrays
+        self.initial_cumulative = self.single_env.initial_cumulative
+        self._single_outcome = self.arrays.cumulative.shape[2] == 1
+        self._probabilities = np.zeros(self.num_envs)
+
+    def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> np.ndarray:  # type: ignore[override]
+        """Draw each row's initial state from the initial distribution (one double each)."""
+        cumulative = self.initial_cumulative
+        states = np.searchsorted(cumulative, rows.random(), side="right")
+        # categorical_sample picks index 0 when no cumulative probability exceeds the draw.
+        states[states == len(cumulative)] = 0
+        return states
+
+    def observe(self, states: np.ndarray) -> np.ndarray:
+        """Return the states (the observations of a finite MDP)."""
+        return states.copy()
+
+    def advance(
+        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, fresh: np.ndarray
+    ) -> Transition:  # type: ignore[override]
+        """Sample every row's outcome from the table with one double per row."""
+        draws = rows.random()
+        a = self.arrays
+        if self._single_outcome:
+            picked = np.zeros(len(states), dtype=np.int64)
+        else:
+            picked = np.argmax(a.cumulative[states, actions] > draws[:, None], axis=1)
+        self._stepped_rows = rows.indices
+        self._probabilities = a.probability[states, actions, picked]
+        return (
+            a.next_state[states, actions, picked],
+            a.reward[states, actions, picked],
+            a.terminated[states, actions, picked],
+        )
+
+    def step_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
+        """``{"prob": the probability of each row's outcome}``."""
+        if len(rows) == self.num_envs:
+            return {"prob": self._probabilities}
+        where = np.searchsorted(self._stepped_rows, rows)
+        return {"prob": self._probabilities[where]}
+
+    def reset_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
+        """``{"prob": 1}`` per row, typed as the single env's."""
+        probability = self.single_env.reset_probability
+        return {"prob": np.full(len(rows), probability, dtype=type(probability))}
+
+
+class FrozenLakeVectorEnv(_TableVectorEnv):
+    """``num_envs`` frozen lakes stepped as one batch; see :class:`FrozenLakeEnv`.
+
+    Takes :class:`NativeVectorEnv`'s arguments and :class:`FrozenLakeEnv`'s (``desc``,
+    ``map_name``, ``is_slippery``, ``success_rate``, ``reward_schedule``).
+
+    Example:
+        >>> envs = FrozenLakeVectorEnv(num_envs=2, is_slippery=False, max_episode_steps=100)
+        >>> _ = envs.reset(seed=0)
+        >>> envs.step(np.array([2, 1]))[:3]
+        (array([1, 4]), array([0., 0.]), array([False, False]))
+    """
+
+    single_env_class = FrozenLakeEnv
+
+    def show_state(self, env: Any, index: int) -> None:
+        """Put sub-environment ``index``'s state into the single env ``env``."""
+        env.s = int(self.state[index])  # type: ignore[index]
+
+
+class CliffWalkingVectorEnv(_TableVectorEnv):
+    """``num_envs`` cliff walks stepped as one batch; see :class:`CliffWalkingEnv`.
+
+    Example:
+        >>> envs = CliffWalkingVectorEnv(num_envs=2)
+        >>> _ = envs.reset(seed=0)
+        >>> envs.step(np.array([0, 1]))[:2]
+        (array([24, 36]), array([  -1., -100.]))
+    """
+
+    single_env_class = CliffWalkingEnv
+
+
+class TaxiVectorEnv(_TableVectorEnv):
+    """``num_envs`` taxis stepped as one batch; see :class:`TaxiEnv` (rainy and fickle too).
+
+    Infos carry ``prob`` and ``action_mask`` (looked up in a table of every state's mask).
+
+    Example:
+        >>> envs = TaxiVectorEnv(num_envs=2, max_episode_steps=200)
+        >>> observations, infos = envs.reset(seed=0)
+        >>> observations, infos["action_mask"].shape
+        (array([314, 386]), (2, 6))
+    """
+
+    single_env_class = TaxiEnv
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        env = self.single_env
+        self.masks = np.stack([env.action_mask(state) for state in range(500)])
+        self.fickle_passenger = env.fickle_passenger
+        self.fickle_probability = env.fickle_probability
+        self.fickle = np.zeros(self.num_envs, dtype=np.bool_)
+
+    def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> np.ndarray:  # type: ignore[override]
+        """Draw initial states, then (fickle passenger) whether each episode is fickle."""
+        states = super().draw_initial_states(rows, count, options)
+        if self.fickle_passenger:
+            self.fickle[rows.indices] = rows.random() < self.fickle_probability
+        return states
+
+    def advance(
+        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, fresh: np.ndarray
+    ) -> Transition:  # type: ignore[override]
+        """Step as the table says; a fickle passenger may then pick a new destination."""
+        following, rewards, terminations = super().advance(states, actions, rows, fresh)
+        if self.fickle_passenger:
+            indices = rows.indices
+            # states: ((row * 5 + col) * 5 + passenger) * 4 + destination
+            riding = (states // 4) % 5 == 4
+            moved = following // 20 != states // 20
+            changing = np.flatnonzero(self.fickle[indices] & riding & moved)
+            if len(changing):
+                self.fickle[indices[changing]] = False
+                old = states[changing] % 4
+                pick = rows.streams.bounded(indices[changing], 3)
+                destination = pick + (pick >= old)
+                following = following.copy()
+                following[changing] = following[changing] - following[changing] % 4 + destination
+        return following, rewards, terminations
+
+    def step_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
+        """``{"prob": ..., "action_mask": ...}`` of each row's outcome."""
+        return {**super().step_infos(rows, observations), "action_mask": self.masks[observations]}
+
+    def reset_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
+        """``{"prob": 1.0, "action_mask": ...}`` per row."""
+        return {"prob": np.ones(len(rows)), "action_mask": self.masks[observations]}
+
+    def show_state(self, env: Any, index: int) -> None:
+        """Put sub-environment ``index``'s state into the single env ``env``."""
+        env.s = int(self.state[index])  # type: ignore[index]
+
+
+# Blackjack state columns.
+_P_RAW, _P_ACE, _P_CARDS, _D_RAW, _D_ACE, _D_CARDS, _D_FACE, _SUIT, _RANK = range(9)
+
+
+class BlackjackVectorEnv(ToyTextVectorEnv):
+    """``num_envs`` Blackjack tables played as one batch; see :class:`BlackjackEnv`.
+
+    A hand is kept as its raw total (aces as 1), whether it holds an ace and its card count,
+    which is all :func:`~palaestra.envs.toy_text.blackjack.hand_total` and the natural rule
+    need. Observations are a tuple of three int64 arrays, as the batched ``Tuple`` space is.
+
+    Example:
+        >>> envs = BlackjackVectorEnv(num_envs=2, sab=True)
+        >>> envs.reset(seed=3)[0]
+        (array([ 7, 12]), array([10,  5]), array([0, 0]))
+    """
+
+    single_env_class = BlackjackEnv
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.natural = self.single_env.natural
+        self.sab = self.single_env.sab
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:  # noqa: D102
+        if self.state is None:
+            self.state = np.zeros((self.num_envs, 9), dtype=np.int64)
+            self._observations = np.zeros((self.num_envs, 3), dtype=np.int64)
+        return super().reset(seed=seed, options=options)
+
+    def _cards(self, rows: np.ndarray) -> np.ndarray:
+        return _DECK[self.generators.bounded(rows, 13)]  # type: ignore[attr-defined]
+
+    def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> np.ndarray:  # type: ignore[override]
+        """Deal the dealer's two cards, the player's two, and the face-up card's suit and rank."""
+        indices = rows.indices
+        dealt = [self._cards(indices) for _ in range(4)]
+        states = np.zeros((count, 9), dtype=np.int64)
+        states[:, _D_RAW] = dealt[0] + dealt[1]
+        states[:, _D_ACE] = (dealt[0] == 1) | (dealt[1] == 1)
+        states[:, _D_CARDS] = 2
+        states[:, _D_FACE] = dealt[0]
+        states[:, _P_RAW] = dealt[2] + dealt[3]
+        states[:, _P_ACE] = (dealt[2] == 1) | (dealt[3] == 1)
+        states[:, _P_CARDS] = 2
+        states[:, _SUIT] = rows.bounded(4)
+        tens = np.flatnonzero(dealt[0] == 10)
+        if len(tens):
+            states[tens, _RANK] = self.generators.bounded(indices[tens], 3)  # type: ignore[attr-defined]
+        return states
+
+    def observe(self, states: np.ndarray) -> np.ndarray:
+        """Return ``(player total, dealer face, usable ace)`` rows."""
+        total, usable = hand_total(states[:, _P_RAW], states[:, _P_ACE].astype(np.bool_))
+        return np.stack([total, states[:, _D_FACE], usable.astype(np.int64)], axis=1)
+
+    def advance(
+        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, fresh: np.ndarray
+    ) -> Transition:  # type: ignore[override]
+        """Hit or stick at every table; sticking tables play out the dealer's hand."""
+        self._stepped_rows = rows.indices
+        states = states.copy()
+        rewards = np.zeros(len(states))
+        terminations = np.ones(len(states), dtype=np.bool_)
+        hitting = np.flatnonzero(actions == 1)
+        if len(hitting):
+            card = self._cards(rows.indices[hitting])
+            states[hitting, _P_RAW] += card
+            states[hitting, _P_ACE] |= card == 1
+            states[hitting, _P_CARDS] += 1
+            total, _ = hand_total(states[hitting, _P_RAW], states[hitting, _P_ACE].astype(np.bool_))
+            bust = total > 21
+            terminations[hitting] = bust
+            rewards[hitting] = np.where(bust, -1.0, 0.0)
+        sticking = np.flatnonzero(actions == 0)
+        if len(sticking):
+            drawing = sticking
+            while len(drawing):
+                total, _ = hand_total(
+                    states[drawing, _D_RAW], states[drawing, _D_ACE].astype(np.bool_)
+                )
+                drawing = drawing[total < DEALER_STANDS_AT]
+                if not len(drawing):
+                    break
+                card = self._cards(rows.indices[drawing])
+                states[drawing, _D_RAW] += card
+                states[drawing, _D_ACE] |= card == 1
+                states[drawing, _D_CARDS] += 1
+            hands = states[sticking]
+            player, _ = hand_total(hands[:, _P_RAW], hands[:, _P_ACE].astype(np.bool_))
+            dealer, _ = hand_total(hands[:, _D_RAW], hands[:, _D_ACE].astype(np.bool_))
+            player_natural = (
+                (hands[:, _P_CARDS] == 2) & (hands[:, _P_ACE] == 1) & (hands[:, _P_RAW] == 11)
+            )
+            dealer_natural = (
+                (hands[:, _D_CARDS] == 2) & (hands[:, _D_ACE] == 1) & (hands[:, _D_RAW] == 11)
+            )
+            rewards[sticking] = settle(
+                np.where(player > 21, 0, player),
+                np.where(dealer > 21, 0, dealer),
+                player_natural,
+                dealer_natural,
+                self.natural,
+                self.sab,
+            )
+        return states, rewards, terminations
+
+    def _public(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return tuple(observations[:, column].copy() for column in range(3))  # type: ignore[return-value]
+
+    def _public_row(self, observation: np.ndarray) -> tuple[int, int, int]:
+        return tuple(int(value) for value in observation)  # type: ignore[return-value]
+
+    def show_state(self, env: Any, index: int) -> None:
+        """Put table ``index`` into the single env ``env`` (a hand with the same totals)."""
+        row = self.state[index]  # type: ignore[index]
+        raw, ace = int(row[_P_RAW]), bool(row[_P_ACE])
+        env.player = [1, raw - 1] if ace else [raw]
+        env.dealer = [int(row[_D_FACE])]
+        env.dealer_top_card_suit = "CDHS"[int(row[_SUIT])]
+        face = int(row[_D_FACE])
+        env.dealer_top_card_value_str = (
+            "A" if face == 1 else "JQK"[int(row[_RANK])] if face == 10 else str(face)
+        )
