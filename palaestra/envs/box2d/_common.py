@@ -88,10 +88,10 @@ def surface_to_array(surface: Any) -> np.ndarray:
     Example:
         >>> pygame = import_pygame()
         >>> surface = pygame.Surface((4, 2))
-        >>> surface.fill((1, 2, 3))
-        <rect(0, 0, 4, 2)>
-        >>> surface_to_array(surface).shape
-        (2, 4, 3)
+        >>> _ = surface.fill((1, 2, 3))
+        >>> frame = surface_to_array(surface)
+        >>> frame.shape, frame[1, 3].tolist()
+        ((2, 4, 3), [1, 2, 3])
     """
     pygame = import_pygame()
     return np.transpose(pygame.surfarray.array3d(surface), (1, 0, 2))
