@@ -28,9 +28,10 @@ class ToGymnasium(gymnasium.Env):
 
     Spaces are converted to ``gymnasium.spaces`` (recursively, sharing their generators);
     ``reset``, ``step``, ``render`` and ``close`` go to the palaestra env, whose ``np_random``
-    this adapter's ``np_random`` (and ``unwrapped._np_random``) is. ``metadata`` and
-    ``render_mode`` are the inner env's; ``spec`` is its spec as a Gymnasium ``EnvSpec``.
-    Attributes the adapter lacks are looked up on the inner env by ``get_wrapper_attr``.
+    this adapter's ``np_random`` (and ``unwrapped._np_random``) is; rewards come back as
+    Python floats. ``metadata`` and ``render_mode`` are the inner env's; ``spec`` is a
+    Gymnasium ``EnvSpec`` with the palaestra spec's id and settings. Attributes the adapter
+    lacks are looked up on the inner env by ``get_wrapper_attr``.
 
     Args:
         env: the palaestra environment (wrapped or not).
@@ -110,13 +111,17 @@ class ToGymnasium(gymnasium.Env):
         return observation, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Step the palaestra env with ``action``."""
+        """Step the palaestra env with ``action``.
+
+        The reward comes back as a Python ``float`` (the same value): Gymnasium accepts any
+        real scalar, but Stable-Baselines3's ``check_env`` and some libraries want a float.
+        """
         if self._action_in is not None:
             action = self._action_in(action)
         observation, reward, terminated, truncated, info = self.env.step(action)
         if self._observation_out is not None:
             observation = self._observation_out(observation)
-        return observation, reward, terminated, truncated, info
+        return observation, float(reward), terminated, truncated, info
 
     def render(self) -> Any:
         """Render the palaestra env."""
