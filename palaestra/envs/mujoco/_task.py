@@ -1,0 +1,137 @@
+"""The step of the built-in MuJoCo environments, written once for one env and for a batch.
+
+A :class:`MujocoTaskEnv` describes its task by a few hooks that read MuJoCo data fields
+(``qpos``, ``xpos``, ``cfrc_ext``, ...) with the batch axes first: given an ``MjData`` they
+compute one environment's observation, reward and termination; given ``(num_envs, ...)``
+arrays of the same fields, as :class:`palaestra.envs.mujoco.vector.MujocoVectorEnv` binds
+them, they compute the whole batch's in the same numpy operations, so that both give the
+same numbers bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from palaestra.envs.mujoco.mujoco_env import DEFAULT_SIZE, MujocoEnv
+from palaestra.utils.ezpickle import EzPickle
+
+__all__ = ["DEFAULT_SIZE", "MujocoTaskEnv", "flat_tail", "norm", "scalars", "square_sum"]
+
+RENDER_MODES = ["human", "rgb_array", "depth_array", "rgbd_tuple"]
+
+
+def norm(vectors: NDArray[np.float64]) -> Any:
+    """Euclidean norms along the last axis, equal bit for bit to ``np.linalg.norm(v)``.
+
+    Example:
+        >>> float(norm(np.array([3.0, 4.0])))
+        5.0
+    """
+    return np.sqrt(np.vecdot(vectors, vectors))
+
+
+def square_sum(values: NDArray[Any], axes: int = 1) -> Any:
+    """The sum of squares over the last ``axes`` axes, as ``np.sum(np.square(v))`` sums them.
+
+    Example:
+        >>> float(square_sum(np.array([1.0, 2.0])))
+        5.0
+    """
+    return np.sum(np.square(values), axis=tuple(range(-axes, 0)))
+
+
+def flat_tail(values: NDArray[Any], axes: int = 2) -> NDArray[Any]:
+    """Flatten the last ``axes`` axes into one (per environment, row-major).
+
+    Example:
+        >>> flat_tail(np.zeros((2, 3, 4))).shape
+        (2, 12)
+    """
+    return values.reshape(values.shape[: values.ndim - axes] + (-1,))
+
+
+def scalars(info: dict[str, Any]) -> dict[str, Any]:
+    """Turn 0-d arrays (one environment's values) into numpy scalars, in place.
+
+    Example:
+        >>> scalars({"x": np.array(1.5)})
+        {'x': np.float64(1.5)}
+    """
+    for key, value in info.items():
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            info[key] = value[()]
+    return info
+
+
+class MujocoTaskEnv(MujocoEnv, EzPickle):
+    """A MuJoCo environment whose step is described by batch-capable hooks.
+
+    Subclasses set :attr:`read_fields` (the ``MjData`` fields their hooks read after a step)
+    and implement :meth:`_observe`, :meth:`_outcome`, :meth:`_reset_state` and, where the
+    step's reward depends on where something was before it, :meth:`_progress`.
+    """
+
+    metadata = {"render_modes": RENDER_MODES}
+    # The MjData fields the hooks read; the batched env binds these.
+    read_fields: tuple[str, ...] = ("qpos", "qvel")
+    # Whether the hooks read cfrc_ext (computed after the step by mj_rnePostConstraint).
+    reads_contact_forces = False
+
+    def _finish_init(self) -> None:
+        self.metadata = {"render_modes": RENDER_MODES, "render_fps": int(np.round(1.0 / self.dt))}
+
+    # Hooks ------------------------------------------------------------------------------
+
+    def _progress(self, data: Any) -> Any:
+        """What the reward compares before and after the step (``None``: nothing)."""
+        return None
+
+    def _observe(self, data: Any) -> NDArray[np.float64]:
+        """The observation(s) of ``data``."""
+        raise NotImplementedError
+
+    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
+        """``(reward, terminated, info)`` after a step from ``before`` under ``action``."""
+        raise NotImplementedError
+
+    def _reset_state(self, np_random: np.random.Generator) -> tuple[NDArray, NDArray]:
+        """Draw one initial ``(qpos, qvel)`` from ``np_random``."""
+        raise NotImplementedError
+
+    def _reset_info(self, data: Any) -> dict[str, Any]:
+        """The reset ``info`` of ``data``."""
+        return {}
+
+    # The Env API ------------------------------------------------------------------------
+
+    def step(self, action: NDArray[np.float32]) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        """Apply ``action`` for ``frame_skip`` physics steps.
+
+        Returns:
+            ``(observation, reward, terminated, False, info)``; the time limit is the
+            ``TimeLimit`` wrapper's.
+
+        Raises:
+            ValueError: if the action does not have shape ``(nu,)``.
+        """
+        before = self._progress(self.data)
+        self.do_simulation(action, self.frame_skip)
+        observation = self._observe(self.data)
+        reward, terminated, info = self._outcome(self.data, before, action)
+        if self.render_mode == "human":
+            self.render()
+        if isinstance(reward, np.ndarray):
+            reward = reward[()]
+        return observation, reward, bool(terminated), False, scalars(info)
+
+    def reset_model(self) -> NDArray[np.float64]:
+        """Draw the initial state from :attr:`np_random` and return its observation."""
+        qpos, qvel = self._reset_state(self.np_random)
+        self.set_state(qpos, qvel)
+        return self._observe(self.data)
+
+    def _get_reset_info(self) -> dict[str, Any]:
+        return scalars(self._reset_info(self.data))

@@ -1,0 +1,208 @@
+"""Ant-v5: make a four-legged ant run forward (+x) by torquing its eight hinges.
+
+Observations are the torso height and orientation, the joint angles, all velocities and,
+by default, the clipped external contact forces on each body. The reward is forward speed
+plus a survival bonus minus control and contact costs; the episode ends when the torso
+leaves ``healthy_z_range`` (unless ``terminate_when_unhealthy=False``).
+
+Example:
+    >>> env = AntEnv()
+    >>> env.observation_space.shape, env.action_space.shape
+    ((105,), (8,))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from palaestra.envs.mujoco._task import MujocoTaskEnv, flat_tail, norm, square_sum
+from palaestra.spaces import Box
+from palaestra.utils.ezpickle import EzPickle
+
+__all__ = ["AntEnv"]
+
+DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
+
+
+class AntEnv(MujocoTaskEnv):
+    """The Ant, version 5 (Gymnasium's arguments and defaults).
+
+    Args:
+        xml_file: the model (a built-in name or a path to an MJCF file).
+        frame_skip: physics steps per step (0.01 s each).
+        default_camera_config: the free camera's attributes.
+        forward_reward_weight: weight of the forward speed in the reward.
+        ctrl_cost_weight: weight of the squared controls.
+        contact_cost_weight: weight of the squared clipped contact forces.
+        healthy_reward: reward per step while healthy.
+        main_body: the body whose motion is rewarded (id or name).
+        terminate_when_unhealthy: end the episode when unhealthy.
+        healthy_z_range: torso heights that count as healthy.
+        contact_force_range: the range contact forces are clipped to.
+        reset_noise_scale: scale of the initial-state noise.
+        exclude_current_positions_from_observation: leave x and y out of observations.
+        include_cfrc_ext_in_observation: include the contact forces in observations.
+        **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments
+            (``render_mode``, ``width``, ``height``, ``camera_id``, ``camera_name``,
+            ``max_geom``, ``visual_options``).
+
+    Raises:
+        OSError: if ``xml_file`` does not exist.
+    """
+
+    read_fields = ("qpos", "qvel", "xpos", "cfrc_ext")
+    reads_contact_forces = True
+
+    def __init__(
+        self,
+        xml_file: str = "ant.xml",
+        frame_skip: int = 5,
+        default_camera_config: dict[str, float | int] = DEFAULT_CAMERA_CONFIG,
+        forward_reward_weight: float = 1,
+        ctrl_cost_weight: float = 0.5,
+        contact_cost_weight: float = 5e-4,
+        healthy_reward: float = 1.0,
+        main_body: int | str = 1,
+        terminate_when_unhealthy: bool = True,
+        healthy_z_range: tuple[float, float] = (0.2, 1.0),
+        contact_force_range: tuple[float, float] = (-1.0, 1.0),
+        reset_noise_scale: float = 0.1,
+        exclude_current_positions_from_observation: bool = True,
+        include_cfrc_ext_in_observation: bool = True,
+        **kwargs: Any,
+    ):
+        EzPickle.__init__(
+            self,
+            xml_file,
+            frame_skip,
+            default_camera_config,
+            forward_reward_weight,
+            ctrl_cost_weight,
+            contact_cost_weight,
+            healthy_reward,
+            main_body,
+            terminate_when_unhealthy,
+            healthy_z_range,
+            contact_force_range,
+            reset_noise_scale,
+            exclude_current_positions_from_observation,
+            include_cfrc_ext_in_observation,
+            **kwargs,
+        )
+        self._forward_reward_weight = forward_reward_weight
+        self._ctrl_cost_weight = ctrl_cost_weight
+        self._contact_cost_weight = contact_cost_weight
+        self._healthy_reward = healthy_reward
+        self._terminate_when_unhealthy = terminate_when_unhealthy
+        self._healthy_z_range = healthy_z_range
+        self._contact_force_range = contact_force_range
+        self._main_body = main_body
+        self._reset_noise_scale = reset_noise_scale
+        self._exclude_current_positions_from_observation = (
+            exclude_current_positions_from_observation
+        )
+        self._include_cfrc_ext_in_observation = include_cfrc_ext_in_observation
+        MujocoTaskEnv.__init__(
+            self,
+            xml_file,
+            frame_skip,
+            observation_space=None,
+            default_camera_config=default_camera_config,
+            **kwargs,
+        )
+        self._finish_init()
+        self._main_body_id = self.model.body(main_body).id
+        skipped = 2 * exclude_current_positions_from_observation
+        contact_size = self.data.cfrc_ext[1:].size * include_cfrc_ext_in_observation
+        obs_size = self.data.qpos.size + self.data.qvel.size - skipped + contact_size
+        self.observation_space = Box(low=-np.inf, high=np.inf, shape=(obs_size,), dtype=np.float64)
+        self.observation_structure = {
+            "skipped_qpos": skipped,
+            "qpos": self.data.qpos.size - skipped,
+            "qvel": self.data.qvel.size,
+            "cfrc_ext": contact_size,
+        }
+
+    @property
+    def healthy_reward(self) -> float:
+        """The survival bonus of the current state."""
+        return self._is_healthy(self.data) * self._healthy_reward
+
+    def control_cost(self, action: Any) -> Any:
+        """``ctrl_cost_weight`` times the sum of squared controls."""
+        return self._ctrl_cost_weight * square_sum(action)
+
+    @property
+    def contact_forces(self) -> np.ndarray:
+        """The bodies' external contact forces clipped to ``contact_force_range``."""
+        return self._contact_forces(self.data)
+
+    @property
+    def contact_cost(self) -> Any:
+        """``contact_cost_weight`` times the sum of squared clipped contact forces."""
+        return self._contact_cost(self.data)
+
+    @property
+    def is_healthy(self) -> bool:
+        """Whether the state is finite and the torso within ``healthy_z_range``."""
+        return bool(self._is_healthy(self.data))
+
+    def _contact_forces(self, data: Any) -> np.ndarray:
+        low, high = self._contact_force_range
+        return np.clip(data.cfrc_ext, low, high)
+
+    def _contact_cost(self, data: Any) -> Any:
+        return self._contact_cost_weight * square_sum(self._contact_forces(data), axes=2)
+
+    def _is_healthy(self, data: Any) -> Any:
+        low, high = self._healthy_z_range
+        z = data.qpos[..., 2]
+        finite = np.isfinite(data.qpos).all(axis=-1) & np.isfinite(data.qvel).all(axis=-1)
+        return finite & (low <= z) & (z <= high)
+
+    def _progress(self, data: Any) -> np.ndarray:
+        return data.xpos[..., self._main_body_id, :2].copy()
+
+    def _observe(self, data: Any) -> np.ndarray:
+        position = data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        parts = [position, data.qvel]
+        if self._include_cfrc_ext_in_observation:
+            parts.append(flat_tail(self._contact_forces(data)[..., 1:, :]))
+        return np.concatenate(parts, axis=-1)
+
+    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
+        xy_velocity = (data.xpos[..., self._main_body_id, :2] - before) / self.dt
+        x_velocity, y_velocity = xy_velocity[..., 0], xy_velocity[..., 1]
+        healthy = self._is_healthy(data)
+        forward_reward = x_velocity * self._forward_reward_weight
+        healthy_reward = healthy * self._healthy_reward
+        rewards = forward_reward + healthy_reward
+        ctrl_cost = self.control_cost(action)
+        contact_cost = self._contact_cost(data)
+        reward = rewards - (ctrl_cost + contact_cost)
+        terminated = ~healthy & self._terminate_when_unhealthy
+        info = {
+            **self._reset_info(data),
+            "x_velocity": x_velocity,
+            "y_velocity": y_velocity,
+            "reward_forward": forward_reward,
+            "reward_ctrl": -ctrl_cost,
+            "reward_contact": -contact_cost,
+            "reward_survive": healthy_reward,
+        }
+        return reward, terminated, info
+
+    def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        scale = self._reset_noise_scale
+        qpos = self.init_qpos + np_random.uniform(low=-scale, high=scale, size=self.model.nq)
+        qvel = self.init_qvel + scale * np_random.standard_normal(self.model.nv)
+        return qpos, qvel
+
+    def _reset_info(self, data: Any) -> dict[str, Any]:
+        return {
+            "x_position": data.qpos[..., 0],
+            "y_position": data.qpos[..., 1],
+            "distance_from_origin": norm(data.qpos[..., 0:2]),
+        }
