@@ -18,7 +18,15 @@ from numpy.typing import NDArray
 from palaestra.envs.mujoco.mujoco_env import DEFAULT_SIZE, MujocoEnv
 from palaestra.utils.ezpickle import EzPickle
 
-__all__ = ["DEFAULT_SIZE", "MujocoTaskEnv", "flat_tail", "norm", "scalars", "square_sum"]
+__all__ = [
+    "DEFAULT_SIZE",
+    "MujocoTaskEnv",
+    "flat_tail",
+    "norm",
+    "pow_square",
+    "scalars",
+    "square_sum",
+]
 
 RENDER_MODES = ["human", "rgb_array", "depth_array", "rgbd_tuple"]
 
@@ -31,6 +39,24 @@ def norm(vectors: NDArray[np.float64]) -> Any:
         5.0
     """
     return np.sqrt(np.vecdot(vectors, vectors))
+
+
+def pow_square(values: NDArray[np.float64]) -> Any:
+    """``value ** 2`` as a numpy scalar rounds it (the C library's ``pow``), element-wise.
+
+    Arrays square by multiplying, which differs from ``pow`` by an ulp now and then; a
+    single environment's 0-d values are squared as scalars, a batch's with
+    :func:`palaestra.vector.native.exact_squares.scalar_pow_square`.
+
+    Example:
+        >>> float(pow_square(np.array(3.0)))
+        9.0
+    """
+    if values.ndim == 0:
+        return values[()] ** 2
+    from palaestra.vector.native.exact_squares import scalar_pow_square
+
+    return scalar_pow_square(values)
 
 
 def square_sum(values: NDArray[Any], axes: int = 1) -> Any:

@@ -1,0 +1,110 @@
+"""What Humanoid and HumanoidStandup share: their observation of the body's dynamics.
+
+Example:
+    >>> from palaestra.envs.mujoco.humanoid_v5 import HumanoidEnv
+    >>> issubclass(HumanoidEnv, HumanoidBaseEnv)
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from palaestra.envs.mujoco._task import MujocoTaskEnv, flat_tail
+from palaestra.spaces import Box
+
+__all__ = ["HumanoidBaseEnv", "mass_center"]
+
+
+def mass_center(model: Any, data: Any) -> np.ndarray:
+    """The x and y of the centre of mass (of each env, for batched ``data``).
+
+    Example:
+        >>> from palaestra.envs.mujoco.models import build_model
+        >>> import mujoco
+        >>> model = build_model("humanoid.xml")
+        >>> data = mujoco.MjData(model)
+        >>> mujoco.mj_forward(model, data)
+        >>> mass_center(model, data).shape
+        (2,)
+    """
+    weighted = np.einsum("b,...bj->...j", model.body_mass, data.xipos)
+    return (weighted / model.body_mass.sum())[..., 0:2].copy()
+
+
+class HumanoidBaseEnv(MujocoTaskEnv):
+    """The humanoids' observation: positions, velocities and, by default, the bodies'
+    inertias and velocities about the centre of mass, actuator forces and contact forces.
+    """
+
+    read_fields = (
+        "qpos",
+        "qvel",
+        "ctrl",
+        "xipos",
+        "cinert",
+        "cvel",
+        "qfrc_actuator",
+        "cfrc_ext",
+        "ten_length",
+        "ten_velocity",
+    )
+    reads_contact_forces = True
+
+    def _setup_observation(
+        self,
+        exclude_current_positions_from_observation: bool,
+        include_cinert_in_observation: bool,
+        include_cvel_in_observation: bool,
+        include_qfrc_actuator_in_observation: bool,
+        include_cfrc_ext_in_observation: bool,
+    ) -> None:
+        self._exclude_current_positions_from_observation = (
+            exclude_current_positions_from_observation
+        )
+        self._include_cinert_in_observation = include_cinert_in_observation
+        self._include_cvel_in_observation = include_cvel_in_observation
+        self._include_qfrc_actuator_in_observation = include_qfrc_actuator_in_observation
+        self._include_cfrc_ext_in_observation = include_cfrc_ext_in_observation
+
+    def _finish_observation(self) -> None:
+        data = self.data
+        skipped = 2 * self._exclude_current_positions_from_observation
+        structure = {
+            "skipped_qpos": skipped,
+            "qpos": data.qpos.size - skipped,
+            "qvel": data.qvel.size,
+            "cinert": data.cinert[1:].size * self._include_cinert_in_observation,
+            "cvel": data.cvel[1:].size * self._include_cvel_in_observation,
+            "qfrc_actuator": (data.qvel.size - 6) * self._include_qfrc_actuator_in_observation,
+            "cfrc_ext": data.cfrc_ext[1:].size * self._include_cfrc_ext_in_observation,
+            "ten_length": 0,
+            "ten_velocity": 0,
+        }
+        size = sum(value for key, value in structure.items() if key != "skipped_qpos")
+        self.observation_space = Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float64)
+        self.observation_structure = structure
+
+    def _observe(self, data: Any) -> np.ndarray:
+        position = data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        parts = [position, data.qvel]
+        if self._include_cinert_in_observation:
+            parts.append(flat_tail(data.cinert[..., 1:, :]))
+        if self._include_cvel_in_observation:
+            parts.append(flat_tail(data.cvel[..., 1:, :]))
+        if self._include_qfrc_actuator_in_observation:
+            parts.append(data.qfrc_actuator[..., 6:])
+        if self._include_cfrc_ext_in_observation:
+            parts.append(flat_tail(data.cfrc_ext[..., 1:, :]))
+        return np.concatenate(parts, axis=-1)
+
+    def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        scale = self._reset_noise_scale
+        qpos = self.init_qpos + np_random.uniform(low=-scale, high=scale, size=self.model.nq)
+        qvel = self.init_qvel + np_random.uniform(low=-scale, high=scale, size=self.model.nv)
+        return qpos, qvel
+
+    def _tendons(self, data: Any) -> dict[str, Any]:
+        return {"tendon_length": data.ten_length.copy(), "tendon_velocity": data.ten_velocity.copy()}

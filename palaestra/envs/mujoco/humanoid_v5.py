@@ -1,0 +1,183 @@
+"""Humanoid-v5: make a 3D humanoid walk forward (+x) as fast as possible without falling.
+
+The reward is forward speed of the centre of mass plus a survival bonus minus control and
+(clipped) contact costs; the episode ends when the torso leaves 1–2 m of height.
+
+Example:
+    >>> env = HumanoidEnv()
+    >>> env.observation_space.shape, env.action_space.shape
+    ((348,), (17,))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from palaestra.envs.mujoco._humanoid import HumanoidBaseEnv, mass_center
+from palaestra.envs.mujoco._task import norm, square_sum
+from palaestra.utils.ezpickle import EzPickle
+
+__all__ = ["HumanoidEnv", "mass_center"]
+
+DEFAULT_CAMERA_CONFIG = {
+    "trackbodyid": 1,
+    "distance": 4.0,
+    "lookat": np.array((0.0, 0.0, 2.0)),
+    "elevation": -20.0,
+}
+
+
+class HumanoidEnv(HumanoidBaseEnv):
+    """The Humanoid, version 5 (Gymnasium's arguments and defaults).
+
+    Args:
+        xml_file: the model (a built-in name or a path to an MJCF file).
+        frame_skip: physics steps per step (0.003 s each).
+        default_camera_config: the free camera's attributes.
+        forward_reward_weight: weight of the centre of mass's forward speed.
+        ctrl_cost_weight: weight of the squared controls.
+        contact_cost_weight: weight of the squared contact forces.
+        contact_cost_range: the range the contact cost is clipped to.
+        healthy_reward: reward per step while healthy.
+        terminate_when_unhealthy: end the episode when unhealthy.
+        healthy_z_range: torso heights counted healthy.
+        reset_noise_scale: scale of the initial-state noise.
+        exclude_current_positions_from_observation: leave x and y out of observations.
+        include_cinert_in_observation: include the bodies' inertias.
+        include_cvel_in_observation: include the bodies' velocities.
+        include_qfrc_actuator_in_observation: include the actuator forces.
+        include_cfrc_ext_in_observation: include the contact forces.
+        **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+
+    Raises:
+        OSError: if ``xml_file`` does not exist.
+    """
+
+    def __init__(
+        self,
+        xml_file: str = "humanoid.xml",
+        frame_skip: int = 5,
+        default_camera_config: dict[str, float | np.ndarray] = DEFAULT_CAMERA_CONFIG,
+        forward_reward_weight: float = 1.25,
+        ctrl_cost_weight: float = 0.1,
+        contact_cost_weight: float = 5e-7,
+        contact_cost_range: tuple[float, float] = (-np.inf, 10.0),
+        healthy_reward: float = 5.0,
+        terminate_when_unhealthy: bool = True,
+        healthy_z_range: tuple[float, float] = (1.0, 2.0),
+        reset_noise_scale: float = 1e-2,
+        exclude_current_positions_from_observation: bool = True,
+        include_cinert_in_observation: bool = True,
+        include_cvel_in_observation: bool = True,
+        include_qfrc_actuator_in_observation: bool = True,
+        include_cfrc_ext_in_observation: bool = True,
+        **kwargs: Any,
+    ):
+        EzPickle.__init__(
+            self,
+            xml_file,
+            frame_skip,
+            default_camera_config,
+            forward_reward_weight,
+            ctrl_cost_weight,
+            contact_cost_weight,
+            contact_cost_range,
+            healthy_reward,
+            terminate_when_unhealthy,
+            healthy_z_range,
+            reset_noise_scale,
+            exclude_current_positions_from_observation,
+            include_cinert_in_observation,
+            include_cvel_in_observation,
+            include_qfrc_actuator_in_observation,
+            include_cfrc_ext_in_observation,
+            **kwargs,
+        )
+        self._forward_reward_weight = forward_reward_weight
+        self._ctrl_cost_weight = ctrl_cost_weight
+        self._contact_cost_weight = contact_cost_weight
+        self._contact_cost_range = contact_cost_range
+        self._healthy_reward = healthy_reward
+        self._terminate_when_unhealthy = terminate_when_unhealthy
+        self._healthy_z_range = healthy_z_range
+        self._reset_noise_scale = reset_noise_scale
+        self._setup_observation(
+            exclude_current_positions_from_observation,
+            include_cinert_in_observation,
+            include_cvel_in_observation,
+            include_qfrc_actuator_in_observation,
+            include_cfrc_ext_in_observation,
+        )
+        HumanoidBaseEnv.__init__(
+            self,
+            xml_file,
+            frame_skip,
+            observation_space=None,
+            default_camera_config=default_camera_config,
+            **kwargs,
+        )
+        self._finish_init()
+        self._finish_observation()
+
+    @property
+    def healthy_reward(self) -> float:
+        """The survival bonus of the current state."""
+        return self._is_healthy(self.data) * self._healthy_reward
+
+    def control_cost(self, action: Any) -> Any:
+        """``ctrl_cost_weight`` times the sum of squared controls (as applied, float64)."""
+        return self._ctrl_cost_weight * square_sum(self.data.ctrl)
+
+    @property
+    def contact_cost(self) -> Any:
+        """The clipped, weighted sum of squared contact forces."""
+        return self._contact_cost(self.data)
+
+    @property
+    def is_healthy(self) -> bool:
+        """Whether the torso is within ``healthy_z_range``."""
+        return bool(self._is_healthy(self.data))
+
+    def _contact_cost(self, data: Any) -> Any:
+        cost = self._contact_cost_weight * square_sum(data.cfrc_ext, axes=2)
+        low, high = self._contact_cost_range
+        return np.clip(cost, low, high)
+
+    def _is_healthy(self, data: Any) -> Any:
+        low, high = self._healthy_z_range
+        z = data.qpos[..., 2]
+        return (low < z) & (z < high)
+
+    def _progress(self, data: Any) -> np.ndarray:
+        return mass_center(self.model, data)
+
+    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
+        xy_velocity = (mass_center(self.model, data) - before) / self.dt
+        x_velocity, y_velocity = xy_velocity[..., 0], xy_velocity[..., 1]
+        healthy = self._is_healthy(data)
+        forward_reward = self._forward_reward_weight * x_velocity
+        healthy_reward = healthy * self._healthy_reward
+        rewards = forward_reward + healthy_reward
+        ctrl_cost = self._ctrl_cost_weight * square_sum(data.ctrl)
+        contact_cost = self._contact_cost(data)
+        reward = rewards - (ctrl_cost + contact_cost)
+        info = {
+            **self._reset_info(data),
+            "x_velocity": x_velocity,
+            "y_velocity": y_velocity,
+            "reward_survive": healthy_reward,
+            "reward_forward": forward_reward,
+            "reward_ctrl": -ctrl_cost,
+            "reward_contact": -contact_cost,
+        }
+        return reward, ~healthy & self._terminate_when_unhealthy, info
+
+    def _reset_info(self, data: Any) -> dict[str, Any]:
+        return {
+            "x_position": data.qpos[..., 0],
+            "y_position": data.qpos[..., 1],
+            **self._tendons(data),
+            "distance_from_origin": norm(data.qpos[..., 0:2]),
+        }

@@ -1,0 +1,87 @@
+"""InvertedPendulum-v5: keep a pole upright on a cart by pushing the cart.
+
+The reward is 1 per step; the episode ends when the pole tilts beyond 0.2 rad.
+
+Example:
+    >>> env = InvertedPendulumEnv()
+    >>> env.observation_space.shape, env.action_space.shape
+    ((4,), (1,))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from palaestra.envs.mujoco._task import MujocoTaskEnv
+from palaestra.spaces import Box
+from palaestra.utils.ezpickle import EzPickle
+
+__all__ = ["InvertedPendulumEnv"]
+
+DEFAULT_CAMERA_CONFIG = {"trackbodyid": 0, "distance": 2.04}
+
+
+class InvertedPendulumEnv(MujocoTaskEnv):
+    """The InvertedPendulum, version 5 (Gymnasium's arguments and defaults).
+
+    Args:
+        xml_file: the model (a built-in name or a path to an MJCF file).
+        frame_skip: physics steps per step (0.02 s each).
+        default_camera_config: the free camera's attributes.
+        reset_noise_scale: scale of the initial-state noise.
+        **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+
+    Raises:
+        OSError: if ``xml_file`` does not exist.
+    """
+
+    def __init__(
+        self,
+        xml_file: str = "inverted_pendulum.xml",
+        frame_skip: int = 2,
+        default_camera_config: dict[str, float | int] = DEFAULT_CAMERA_CONFIG,
+        reset_noise_scale: float = 0.01,
+        **kwargs: Any,
+    ):
+        EzPickle.__init__(
+            self, xml_file, frame_skip, default_camera_config, reset_noise_scale, **kwargs
+        )
+        self._reset_noise_scale = reset_noise_scale
+        MujocoTaskEnv.__init__(
+            self,
+            xml_file,
+            frame_skip,
+            observation_space=Box(low=-np.inf, high=np.inf, shape=(4,), dtype=np.float64),
+            default_camera_config=default_camera_config,
+            **kwargs,
+        )
+        self._finish_init()
+        self.observation_structure = {"qpos": self.data.qpos.size, "qvel": self.data.qvel.size}
+
+    def step(self, action: Any) -> tuple[Any, int, bool, bool, dict[str, Any]]:
+        """Push the cart; the reward is the int 1 while the pole stays up (0 when it falls).
+
+        Raises:
+            ValueError: if the action does not have shape ``(1,)``.
+        """
+        observation, reward, terminated, truncated, info = super().step(action)
+        reward = int(reward)
+        info["reward_survive"] = reward
+        return observation, reward, terminated, truncated, info
+
+    def _observe(self, data: Any) -> np.ndarray:
+        return np.concatenate([data.qpos, data.qvel], axis=-1)
+
+    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
+        observation = self._observe(data)
+        terminated = ~np.isfinite(observation).all(axis=-1) | (np.abs(observation[..., 1]) > 0.2)
+        reward = (~terminated).astype(np.int64)
+        return reward, terminated, {"reward_survive": reward}
+
+    def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        scale = self._reset_noise_scale
+        qpos = self.init_qpos + np_random.uniform(size=self.model.nq, low=-scale, high=scale)
+        qvel = self.init_qvel + np_random.uniform(size=self.model.nv, low=-scale, high=scale)
+        return qpos, qvel

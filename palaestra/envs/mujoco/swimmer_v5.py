@@ -1,0 +1,124 @@
+"""Swimmer-v5: make a three-link swimmer swim forward (+x) in a viscous fluid.
+
+The reward is forward speed minus a control cost; episodes never terminate.
+
+Example:
+    >>> env = SwimmerEnv()
+    >>> env.observation_space.shape, env.action_space.shape
+    ((8,), (2,))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from palaestra.envs.mujoco._task import MujocoTaskEnv, norm, square_sum
+from palaestra.spaces import Box
+from palaestra.utils.ezpickle import EzPickle
+
+__all__ = ["SwimmerEnv"]
+
+
+class SwimmerEnv(MujocoTaskEnv):
+    """The Swimmer, version 5 (Gymnasium's arguments and defaults).
+
+    Args:
+        xml_file: the model (a built-in name or a path to an MJCF file).
+        frame_skip: physics steps per step (0.01 s each).
+        default_camera_config: the free camera's attributes.
+        forward_reward_weight: weight of the forward speed.
+        ctrl_cost_weight: weight of the squared controls.
+        reset_noise_scale: scale of the initial-state noise.
+        exclude_current_positions_from_observation: leave x and y out of observations.
+        **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+
+    Raises:
+        OSError: if ``xml_file`` does not exist.
+    """
+
+    def __init__(
+        self,
+        xml_file: str = "swimmer.xml",
+        frame_skip: int = 4,
+        default_camera_config: dict[str, float] | None = None,
+        forward_reward_weight: float = 1.0,
+        ctrl_cost_weight: float = 1e-4,
+        reset_noise_scale: float = 0.1,
+        exclude_current_positions_from_observation: bool = True,
+        **kwargs: Any,
+    ):
+        EzPickle.__init__(
+            self,
+            xml_file,
+            frame_skip,
+            default_camera_config,
+            forward_reward_weight,
+            ctrl_cost_weight,
+            reset_noise_scale,
+            exclude_current_positions_from_observation,
+            **kwargs,
+        )
+        self._forward_reward_weight = forward_reward_weight
+        self._ctrl_cost_weight = ctrl_cost_weight
+        self._reset_noise_scale = reset_noise_scale
+        self._exclude_current_positions_from_observation = (
+            exclude_current_positions_from_observation
+        )
+        MujocoTaskEnv.__init__(
+            self,
+            xml_file,
+            frame_skip,
+            observation_space=None,
+            default_camera_config=default_camera_config,
+            **kwargs,
+        )
+        self._finish_init()
+        skipped = 2 * exclude_current_positions_from_observation
+        obs_size = self.data.qpos.size + self.data.qvel.size - skipped
+        self.observation_space = Box(low=-np.inf, high=np.inf, shape=(obs_size,), dtype=np.float64)
+        self.observation_structure = {
+            "skipped_qpos": skipped,
+            "qpos": self.data.qpos.size - skipped,
+            "qvel": self.data.qvel.size,
+        }
+
+    def control_cost(self, action: Any) -> Any:
+        """``ctrl_cost_weight`` times the sum of squared controls."""
+        return self._ctrl_cost_weight * square_sum(action)
+
+    def _progress(self, data: Any) -> np.ndarray:
+        return data.qpos[..., 0:2].copy()
+
+    def _observe(self, data: Any) -> np.ndarray:
+        position = data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        return np.concatenate([position, data.qvel], axis=-1)
+
+    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
+        after = data.qpos[..., 0:2]
+        xy_velocity = (after - before) / self.dt
+        x_velocity, y_velocity = xy_velocity[..., 0], xy_velocity[..., 1]
+        forward_reward = self._forward_reward_weight * x_velocity
+        ctrl_cost = self.control_cost(action)
+        info = {
+            **self._reset_info(data),
+            "x_velocity": x_velocity,
+            "y_velocity": y_velocity,
+            "reward_forward": forward_reward,
+            "reward_ctrl": -ctrl_cost,
+        }
+        return forward_reward - ctrl_cost, np.zeros_like(x_velocity, dtype=bool), info
+
+    def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        scale = self._reset_noise_scale
+        qpos = self.init_qpos + np_random.uniform(low=-scale, high=scale, size=self.model.nq)
+        qvel = self.init_qvel + np_random.uniform(low=-scale, high=scale, size=self.model.nv)
+        return qpos, qvel
+
+    def _reset_info(self, data: Any) -> dict[str, Any]:
+        return {
+            "x_position": data.qpos[..., 0],
+            "y_position": data.qpos[..., 1],
+            "distance_from_origin": norm(data.qpos[..., 0:2]),
+        }
