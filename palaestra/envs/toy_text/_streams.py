@@ -18,8 +18,10 @@ Example:
     >>> streams.seed(np.arange(2), [5, 6])
     >>> single = np.random.default_rng(6)
     >>> draws = streams.bounded(np.arange(2), 13)
-    >>> int(draws[1]) == int(single.integers(0, 13)), float(streams.doubles(np.arange(2))[1]) == single.random()
-    (True, True)
+    >>> int(draws[1]) == int(single.integers(0, 13))
+    True
+    >>> float(streams.doubles(np.arange(2))[1]) == single.random()
+    True
 """
 
 from __future__ import annotations
@@ -147,7 +149,7 @@ class TableStreams:
         return (self._next64(rows) >> _11) * _DOUBLE_UNIT
 
     def _uint32(self, rows: np.ndarray) -> np.ndarray:
-        """numpy's ``next_uint32``: a stored upper half, else the lower half of a new output."""
+        """Numpy's ``next_uint32``: a stored upper half, else the lower half of a new output."""
         values = np.empty(len(rows), dtype=np.uint64)
         stored = self._has_half[rows]
         if stored.any():

@@ -84,11 +84,11 @@ class ToyTextVectorEnv(NativeVectorEnv):
     # Infos ---------------------------------------------------------------------------------
 
     def step_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
-        """The infos the single env returns from ``step`` for ``rows`` (batched over them)."""
+        """Return the single env's ``step`` infos for ``rows``, batched over them."""
         return {}
 
     def reset_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
-        """The infos the single env returns from ``reset`` for ``rows`` (batched over them)."""
+        """Return the single env's ``reset`` infos for ``rows``, batched over them."""
         return {}
 
     def _merge_infos(self, parts: list[tuple[np.ndarray, dict[str, Any]]]) -> dict[str, Any]:
@@ -178,7 +178,7 @@ class ToyTextVectorEnv(NativeVectorEnv):
         return self._public(observations), rewards, terminations, truncations, infos
 
     def _public(self, observations: np.ndarray) -> Any:
-        """The observations as the batched observation space holds them."""
+        """Return the observations as the batched observation space holds them."""
         return observations
 
     def _public_row(self, observation: np.ndarray) -> Any:
@@ -304,7 +304,7 @@ class TaxiVectorEnv(_TableVectorEnv):
         >>> envs = TaxiVectorEnv(num_envs=2, max_episode_steps=200)
         >>> observations, infos = envs.reset(seed=0)
         >>> observations, infos["action_mask"].shape
-        (array([314, 386]), (2, 6))
+        (array([314, 252]), (2, 6))
     """
 
     single_env_class = TaxiEnv
@@ -371,7 +371,7 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
     Example:
         >>> envs = BlackjackVectorEnv(num_envs=2, sab=True)
         >>> envs.reset(seed=3)[0]
-        (array([ 7, 12]), array([10,  5]), array([0, 0]))
+        (array([ 7, 17]), array([10, 10]), array([0, 0]))
     """
 
     single_env_class = BlackjackEnv

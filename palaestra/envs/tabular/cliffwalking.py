@@ -1,0 +1,135 @@
+"""Table-driven toy-text worlds as functional environments, and CliffWalking's jax env.
+
+:class:`TableFunctional` steps any of the table-driven toy-text environments (FrozenLake,
+CliffWalking, Taxi) from the single environment's own transition table
+(:attr:`~palaestra.envs.toy_text._discrete.DiscreteToyTextEnv.transition_arrays`): one
+uniform draw picks the outcome, as ``categorical_sample`` does. With the numpy backend and
+the env's generator it reproduces the env's trajectories; with jax it ``jit``s and ``vmap``s.
+
+Example:
+    >>> import numpy as np
+    >>> env = CliffWalkingFunctional({"backend": "numpy"})
+    >>> rng = np.random.default_rng(0)
+    >>> state = env.initial(rng)
+    >>> int(state), int(env.transition(state, 0, rng)), float(env.reward(state, 1, 36, rng))
+    (36, 24, -100.0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from palaestra.envs.functional_jax_env import FunctionalJaxEnv
+from palaestra.envs.phys2d._common import Backend
+from palaestra.envs.phys2d.cartpole import self_jit
+from palaestra.envs.toy_text.cliffwalking import CliffWalkingEnv
+from palaestra.experimental.functional import FuncEnv
+from palaestra.utils import EzPickle
+
+__all__ = ["TableFunctional", "CliffWalkingFunctional", "CliffWalkingJaxEnv"]
+
+
+class TableFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None]):
+    """A finite toy-text MDP as pure functions of its state number.
+
+    The state is the observation. ``reward`` and ``terminal`` read the outcome the
+    transition picked, which depends on the draw: the functional state therefore carries
+    nothing but the state number, and ``reward(state, action, next_state)`` returns the
+    reward of the first outcome of ``(state, action)`` that leads to ``next_state``.
+
+    Args:
+        options: attributes to set: ``backend`` (``"jax"`` or ``"numpy"``) and
+            ``env_kwargs`` (keyword arguments of the single env).
+    """
+
+    env_class: type = CliffWalkingEnv
+    env_kwargs: dict[str, Any] = {}
+
+    def __init__(self, options: dict[str, Any] | None = None):
+        super().__init__(options)
+        env = self.env_class(**self.env_kwargs)
+        self.single_env = env
+        self.observation_space = env.observation_space
+        self.action_space = env.action_space
+        arrays = env.transition_arrays
+        xp = self.xp()
+        self._cumulative = xp.asarray(arrays.cumulative)
+        self._next = xp.asarray(arrays.next_state)
+        self._reward = xp.asarray(arrays.reward)
+        self._terminated = xp.asarray(arrays.terminated)
+        self._initial = xp.asarray(env.initial_cumulative)
+        # Terminal states: every outcome of every action stays put and is terminal.
+        ends = arrays.terminated.any(axis=(1, 2))
+        self._terminal_states = xp.asarray(ends)
+
+    def _draw(self, rng: Any) -> Any:
+        if self.backend == "numpy":
+            return rng.random()
+        return self.jax().random.uniform(rng)
+
+    def initial(self, rng: Any, params: Any = None) -> Any:
+        """Draw the initial state from the env's initial distribution (one uniform draw)."""
+        xp = self.xp()
+        state = xp.argmax(self._initial > self._draw(rng))
+        return state
+
+    def transition(self, state: Any, action: Any, rng: Any, params: Any = None) -> Any:
+        """Pick the outcome of ``action`` in ``state`` with one uniform draw."""
+        xp = self.xp()
+        picked = xp.argmax(self._cumulative[state, action] > self._draw(rng))
+        return self._next[state, action, picked]
+
+    def observation(self, state: Any, rng: Any, params: Any = None) -> Any:
+        """Return the state number."""
+        return state
+
+    def _outcome(self, state: Any, action: Any, next_state: Any) -> Any:
+        xp = self.xp()
+        return xp.argmax(self._next[state, action] == next_state)
+
+    def reward(self, state: Any, action: Any, next_state: Any, rng: Any, params: Any = None) -> Any:
+        """Return the reward of the outcome of ``(state, action)`` that leads to ``next_state``."""
+        return self._reward[state, action, self._outcome(state, action, next_state)]
+
+    def terminal(self, state: Any, rng: Any, params: Any = None) -> Any:
+        """Whether ``state`` is terminal (a goal or a hole)."""
+        return self._terminal_states[state]
+
+    def transition_info(self, state: Any, action: Any, next_state: Any, params: Any = None) -> dict:
+        """Empty: the outcome's probability depends on the draw, not on the states alone."""
+        return {}
+
+
+class CliffWalkingFunctional(TableFunctional):
+    """CliffWalking as a :class:`TableFunctional` (``env_kwargs`` may set ``is_slippery``).
+
+    Example:
+        >>> import jax
+        >>> env = CliffWalkingFunctional()
+        >>> int(env.initial(jax.random.PRNGKey(0)))
+        36
+    """
+
+    env_class = CliffWalkingEnv
+
+    def terminal(self, state: Any, rng: Any, params: Any = None) -> Any:
+        """Whether the walker reached the goal."""
+        return state == 47
+
+
+class CliffWalkingJaxEnv(FunctionalJaxEnv, EzPickle):
+    """CliffWalking on jax, jitted (registered as ``tabular/CliffWalking-v0``).
+
+    Example:
+        >>> env = CliffWalkingJaxEnv()
+        >>> int(env.reset(seed=0)[0])
+        36
+    """
+
+    metadata = {"render_modes": [], "render_fps": 4, "jax": True}
+
+    def __init__(self, render_mode: str | None = None, **kwargs: Any):
+        EzPickle.__init__(self, render_mode=render_mode, **kwargs)
+        env = CliffWalkingFunctional(**kwargs)
+        env.transform(self_jit())
+        FunctionalJaxEnv.__init__(self, env, metadata=self.metadata, render_mode=render_mode)
