@@ -32,3 +32,5 @@ if _missing("torch"):
         "palaestra/wrappers/*torch*.py",
         "palaestra/wrappers/vector/*torch*.py",
     ]
+if _missing("Box2D"):
+    collect_ignore_glob += ["palaestra/envs/box2d/*", "tests/envs/box2d/*"]

@@ -1,4 +1,7 @@
-"""Fixtures and helpers shared by the Box2D tests: side-by-side runs against Gymnasium."""
+"""Fixtures and helpers shared by the Box2D tests: side-by-side runs against Gymnasium.
+
+The root ``conftest.py`` leaves these tests out when Box2D is not installed.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-pytest.importorskip("Box2D")
-
-import palaestra  # noqa: E402
+import palaestra
 
 BOX2D_IDS = [
     "LunarLander-v3",

@@ -91,8 +91,9 @@ def test_walker_matches_gymnasium_for_float64_actions_past_the_bounds(gymnasium)
 def test_walker_terrain_matches_gymnasium_over_many_hardcore_resets(gymnasium):
     import palaestra
 
-    ours, theirs = palaestra.make("BipedalWalkerHardcore-v3"), gymnasium.make(
-        "BipedalWalkerHardcore-v3"
+    ours, theirs = (
+        palaestra.make("BipedalWalkerHardcore-v3"),
+        gymnasium.make("BipedalWalkerHardcore-v3"),
     )
     for seed in range(20):
         np.testing.assert_array_equal(ours.reset(seed=seed)[0], theirs.reset(seed=seed)[0])
@@ -148,7 +149,9 @@ def test_car_racing_keeps_its_colours_when_asked_as_gymnasium_does(gymnasium):
     np.testing.assert_array_equal(ours.reset(seed=5)[0], theirs.reset(seed=5)[0])
     kept = ours.unwrapped.road_color.copy()
     observation = ours.reset(seed=6, options={"randomize": False})[0]
-    np.testing.assert_array_equal(observation, theirs.reset(seed=6, options={"randomize": False})[0])
+    np.testing.assert_array_equal(
+        observation, theirs.reset(seed=6, options={"randomize": False})[0]
+    )
     np.testing.assert_array_equal(ours.unwrapped.road_color, kept)
 
 
