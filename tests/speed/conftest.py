@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import palaestra as gym
+from palaestra.vector.native import numba_available
 
 CLASSIC_IDS = [
     "CartPole-v1",
@@ -72,4 +73,17 @@ def env_id(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(params=AUTORESET_MODES)
 def autoreset_mode(request: pytest.FixtureRequest) -> str:
     """Each autoreset mode."""
+    return request.param
+
+
+@pytest.fixture(
+    params=[
+        "numpy",
+        pytest.param(
+            "numba", marks=pytest.mark.skipif(not numba_available(), reason="needs numba")
+        ),
+    ]
+)
+def accelerator(request: pytest.FixtureRequest) -> str:
+    """Each accelerator of the native envs (numba where installed)."""
     return request.param

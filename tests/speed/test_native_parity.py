@@ -29,19 +29,34 @@ def make_sync(env_id: str, num_envs: int, autoreset_mode: str = "NextStep", **kw
     )
 
 
-def test_native_matches_sync_in_every_autoreset_mode(env_id, autoreset_mode):
+def test_native_matches_sync_in_every_autoreset_mode(env_id, autoreset_mode, accelerator):
     actions = random_actions(env_id, 4, 250)
     expected = record(make_sync(env_id, 4, autoreset_mode), actions)
-    actual = record(make_native(env_id, 4, autoreset_mode), actions)
+    actual = record(make_native(env_id, 4, autoreset_mode, accelerator=accelerator), actions)
     assert_same_trajectory(expected, actual)
 
 
 @pytest.mark.parametrize("env_id", ["Pendulum-v1", "Acrobot-v1"])
 def test_squares_round_like_the_single_env_over_long_runs(env_id):
-    actions = random_actions(env_id, 16, 600, seed=11)
+    actions = random_actions(env_id, 24, 600, seed=11)
     assert_same_trajectory(
-        record(make_sync(env_id, 16), actions, seed=21),
-        record(make_native(env_id, 16), actions, seed=21),
+        record(make_sync(env_id, 24), actions, seed=21),
+        record(make_native(env_id, 24, accelerator="numpy"), actions, seed=21),
+    )
+
+
+@pytest.mark.parametrize("above", [0, 1], ids=["row-by-row", "batched"])
+def test_small_numpy_batches_step_row_by_row_with_the_batched_results(above):
+    from palaestra.envs.classic_control.vector import AcrobotVectorEnv
+
+    num_envs = AcrobotVectorEnv.row_by_row_max_envs + above
+    kwargs = {"torque_noise_max": 0.2}
+    actions = random_actions("Acrobot-v1", num_envs, 150, seed=2)
+    native = make_native("Acrobot-v1", num_envs, accelerator="numpy", **kwargs)
+    assert native.row_by_row is (above == 0)
+    assert_same_trajectory(
+        record(make_sync("Acrobot-v1", num_envs, **kwargs), actions),
+        record(native, actions),
     )
 
 
@@ -102,9 +117,9 @@ def test_make_vec_picks_the_native_env_by_default():
     assert envs.spec.kwargs["vectorization_mode"] == "vector_entry_point"
 
 
-def test_large_batches_with_array_stepped_streams_match_sync():
+def test_large_batches_with_array_stepped_streams_match_sync(accelerator):
     actions = random_actions("CartPole-v1", 300, 40)
     assert_same_trajectory(
         record(make_sync("CartPole-v1", 300), actions),
-        record(make_native("CartPole-v1", 300), actions),
+        record(make_native("CartPole-v1", 300, accelerator=accelerator), actions),
     )

@@ -184,12 +184,10 @@ _USER_NUMBA_PROGRAM = textwrap.dedent(
 
     before = compile_user_functions()
     import palaestra.envs.classic_control.vector._compiled  # noqa: F401
-    import palaestra.vector.native.compiled  # noqa: F401
-    import palaestra as gym
+    from palaestra.vector.native.compiled import njit
 
-    envs = gym.make_vec("Acrobot-v1", 4, accelerator="numba")
-    envs.reset(seed=0)
-    envs.step(np.zeros(4, dtype=np.int64))
+    # palaestra compiles its own functions with its rewrites: squares, transposes, asanyarray.
+    njit(lambda pair: pair.T[0] ** 2 + np.asanyarray(np.ones(2))[0])((3.0, 4.0))
     after = compile_user_functions()
     print(json.dumps({"before": before, "after": after}))
     """

@@ -87,6 +87,9 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     steps_draw_randomness = False
     # Whether ``advance`` reads the ``fresh`` mask (else it is not kept up to date).
     reads_fresh_rows = False
+    # Up to this many sub-envs, the numpy accelerator steps row by row on the single env's own
+    # scalar path (see :attr:`row_by_row`): where numpy's cost per call exceeds a scalar loop.
+    row_by_row_max_envs = 0
 
     def __init__(
         self,
@@ -120,6 +123,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
         self.accelerator = resolve_accelerator(accelerator)
+        self.row_by_row = self.accelerator == "numpy" and self.num_envs <= self.row_by_row_max_envs
         self.generators = GeneratorBatch(self.num_envs, compiled=self.accelerator == "numba")
         self.state: np.ndarray | None = None
         self.fresh = np.zeros(self.num_envs, dtype=np.bool_)
@@ -169,7 +173,9 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Step ``states`` under ``actions``: return next states, rewards and terminations.
 
         ``fresh`` marks states not stepped since their reset, for systems whose first step
-        computes in the initial state's dtype.
+        computes in the initial state's dtype. When :attr:`row_by_row` is set (a small batch
+        on the numpy accelerator, see ``row_by_row_max_envs``) a subclass may step each row
+        with the single environment's own scalar path instead of the batched one.
         """
         raise NotImplementedError
 

@@ -51,6 +51,8 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
     """
 
     single_env_class = AcrobotEnv
+    # Measured: on numpy, 16 scalar Runge-Kutta steps cost less than one batched step.
+    row_by_row_max_envs = 16
 
     def __init__(
         self,
@@ -96,8 +98,17 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
         torque = acrobot_torque(actions, self.params, rows)  # type: ignore[arg-type]
         if self._compiled_advance is not None:
             return self._compiled_advance(states, torque)
-        # Squares inside the dynamics must round as on the single env's numpy scalars.
-        states = acrobot_step(states.view(ScalarPowArray), torque, self.params).view(np.ndarray)
+        if self.row_by_row:
+            # The single env's own path on each row: its floats square as the single env's.
+            following = [
+                acrobot_step(state, row_torque, self.params)
+                for state, row_torque in zip(states, torque.tolist(), strict=True)
+            ]
+            states = np.array(following)
+        else:
+            # Squares inside the dynamics must round as on the single env's numpy scalars.
+            states = acrobot_step(states.view(ScalarPowArray), torque, self.params)
+            states = states.view(np.ndarray)
         terminations = acrobot_terminated(states, self.params)
         return states, acrobot_reward(terminations), terminations
 
