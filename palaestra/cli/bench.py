@@ -8,9 +8,10 @@ per measurement goes to stdout, with the ratio to the reference mode measured in
 run; ``--markdown`` also writes the results as a table.
 
 Modes: ``native`` (the env's natively batched class, numpy), ``native-numba`` (the same with
-the numba accelerator), ``sync``, ``async``, ``pool`` (lockstep), ``pool-recv`` (EnvPool-style
-``send``/``recv`` with half the sub-envs per batch), and the references ``gym-native``,
-``gym-sync``, ``gym-async`` (Gymnasium, when installed) and ``envpool`` (when installed).
+the numba accelerator), ``default`` (``make_vec(id, n)`` with no other argument), ``sync``,
+``async``, ``pool`` (lockstep), ``pool-recv`` (EnvPool-style ``send``/``recv`` with half the
+sub-envs per batch), and the references ``gym-native``, ``gym-sync``, ``gym-async``,
+``gym-default`` (Gymnasium, when installed) and ``envpool`` (when installed).
 
 Example:
     >>> from palaestra.cli import main
@@ -64,13 +65,19 @@ def _native(accelerator: str) -> Callable[[str, int], Any]:
     return make
 
 
-def _gymnasium(mode: str) -> Callable[[str, int], Any]:
+def _gymnasium(mode: str | None) -> Callable[[str, int], Any]:
     def make(env_id: str, num_envs: int) -> Any:
         import gymnasium
 
         return gymnasium.make_vec(env_id, num_envs, vectorization_mode=mode)
 
     return make
+
+
+def _default(env_id: str, num_envs: int) -> Any:
+    import palaestra
+
+    return palaestra.make_vec(env_id, num_envs)
 
 
 class EnvPoolSync:
@@ -116,6 +123,7 @@ class EnvPoolSync:
 MODES: dict[str, tuple[Callable[[str, int], Any], str | None]] = {
     "native": (_native("numpy"), None),
     "native-numba": (_native("numba"), "numba"),
+    "default": (_default, None),
     "sync": (_palaestra("sync"), None),
     "async": (_palaestra("async"), None),
     "pool": (_palaestra("pool"), None),
@@ -123,6 +131,7 @@ MODES: dict[str, tuple[Callable[[str, int], Any], str | None]] = {
     "gym-native": (_gymnasium("vector_entry_point"), "gymnasium"),
     "gym-sync": (_gymnasium("sync"), "gymnasium"),
     "gym-async": (_gymnasium("async"), "gymnasium"),
+    "gym-default": (_gymnasium(None), "gymnasium"),
     "envpool": (EnvPoolSync, "envpool"),
 }
 """Mode name -> (factory ``(env_id, num_envs) -> vector env``, module it needs or None)."""
