@@ -107,7 +107,12 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
     reads_contact_forces = False
 
     def _finish_init(self) -> None:
-        self.metadata = {"render_modes": RENDER_MODES, "render_fps": int(np.round(1.0 / self.dt))}
+        # v5 environments derive the frame rate from the step length; v4 ones fix it.
+        if "render_fps" not in type(self).metadata:
+            self.metadata = {
+                "render_modes": RENDER_MODES,
+                "render_fps": int(np.round(1.0 / self.dt)),
+            }
 
     # Hooks ------------------------------------------------------------------------------
 

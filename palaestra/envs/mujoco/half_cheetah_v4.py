@@ -1,0 +1,67 @@
+"""HalfCheetah-v4: the HalfCheetah with version 4's constructor and ``info`` (Gymnasium's).
+
+Example:
+    >>> HalfCheetahEnv().observation_space.shape
+    (17,)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from palaestra.envs.mujoco import half_cheetah_v5
+from palaestra.envs.mujoco._task import RENDER_MODES
+from palaestra.utils.ezpickle import EzPickle
+
+__all__ = ["HalfCheetahEnv"]
+
+
+class HalfCheetahEnv(half_cheetah_v5.HalfCheetahEnv):
+    """The HalfCheetah, version 4 (Gymnasium's arguments and defaults).
+
+    Args:
+        forward_reward_weight: weight of the forward speed.
+        ctrl_cost_weight: weight of the squared controls.
+        reset_noise_scale: scale of the initial-state noise.
+        exclude_current_positions_from_observation: leave x out of observations.
+        **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+    """
+
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 20}
+
+    def __init__(
+        self,
+        forward_reward_weight: float = 1.0,
+        ctrl_cost_weight: float = 0.1,
+        reset_noise_scale: float = 0.1,
+        exclude_current_positions_from_observation: bool = True,
+        **kwargs: Any,
+    ):
+        super().__init__(
+            "half_cheetah.xml",
+            5,
+            half_cheetah_v5.DEFAULT_CAMERA_CONFIG,
+            forward_reward_weight,
+            ctrl_cost_weight,
+            reset_noise_scale,
+            exclude_current_positions_from_observation,
+            **kwargs,
+        )
+        EzPickle.__init__(
+            self,
+            forward_reward_weight,
+            ctrl_cost_weight,
+            reset_noise_scale,
+            exclude_current_positions_from_observation,
+            **kwargs,
+        )
+        del self.observation_structure
+
+    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
+        reward, terminated, info = super()._outcome(data, before, action)
+        info["reward_run"] = info.pop("reward_forward")
+        info["reward_ctrl"] = info.pop("reward_ctrl")
+        return reward, terminated, info
+
+    def _reset_info(self, data: Any) -> dict[str, Any]:
+        return {}

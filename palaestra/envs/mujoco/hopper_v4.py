@@ -1,0 +1,61 @@
+"""Hopper-v4: the Hopper with version 4's constructor, reward and ``info`` (Gymnasium's).
+
+Example:
+    >>> HopperEnv().observation_space.shape
+    (11,)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from palaestra.envs.mujoco import hopper_v5
+from palaestra.envs.mujoco._walking_v4 import PlanarWalkerV4
+from palaestra.utils.ezpickle import EzPickle
+
+__all__ = ["HopperEnv"]
+
+
+class HopperEnv(PlanarWalkerV4, hopper_v5.HopperEnv):
+    """The Hopper, version 4 (Gymnasium's arguments and defaults).
+
+    Args:
+        forward_reward_weight: weight of the forward speed.
+        ctrl_cost_weight: weight of the squared controls.
+        healthy_reward: reward per step (while healthy, or always with termination on).
+        terminate_when_unhealthy: end the episode when unhealthy.
+        healthy_state_range: the range of ``qpos[2:]`` and ``qvel`` counted healthy.
+        healthy_z_range: torso heights counted healthy.
+        healthy_angle_range: torso angles counted healthy.
+        reset_noise_scale: scale of the initial-state noise.
+        exclude_current_positions_from_observation: leave x out of observations.
+        **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+    """
+
+    def __init__(
+        self,
+        forward_reward_weight: float = 1.0,
+        ctrl_cost_weight: float = 1e-3,
+        healthy_reward: float = 1.0,
+        terminate_when_unhealthy: bool = True,
+        healthy_state_range: tuple[float, float] = (-100.0, 100.0),
+        healthy_z_range: tuple[float, float] = (0.7, float("inf")),
+        healthy_angle_range: tuple[float, float] = (-0.2, 0.2),
+        reset_noise_scale: float = 5e-3,
+        exclude_current_positions_from_observation: bool = True,
+        **kwargs: Any,
+    ):
+        arguments = (
+            forward_reward_weight,
+            ctrl_cost_weight,
+            healthy_reward,
+            terminate_when_unhealthy,
+            healthy_state_range,
+            healthy_z_range,
+            healthy_angle_range,
+            reset_noise_scale,
+            exclude_current_positions_from_observation,
+        )
+        super().__init__("hopper.xml", 4, hopper_v5.DEFAULT_CAMERA_CONFIG, *arguments, **kwargs)
+        EzPickle.__init__(self, *arguments, **kwargs)
+        del self.observation_structure
