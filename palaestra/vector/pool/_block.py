@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from multiprocessing.shared_memory import SharedMemory
-from typing import Any
 
 import numpy as np
 
@@ -77,25 +76,35 @@ class SharedBlock:
 def pool_layout(
     num_envs: int,
     num_workers: int,
-    action_shape: Sequence[int],
-    action_dtype: Any,
-    observation_shape: Sequence[int],
-    observation_dtype: Any,
+    action_leaves: Sequence[tuple[str, tuple[int, ...], str]] | None,
+    observation_leaves: Sequence[tuple[str, tuple[int, ...], str]] | None,
 ) -> BlockLayout:
-    """Return the layout of a pool's block for its batched spaces' shapes and dtypes.
+    """Return the layout of a pool's block.
+
+    Args:
+        num_envs: the number of sub-environments.
+        num_workers: the number of workers (one control word each).
+        action_leaves: ``(key, per-env shape, dtype)`` of each action array, or ``None``
+            when actions travel through the pipes (see
+            :func:`~palaestra.vector.pool._layout.fixed_leaves`).
+        observation_leaves: the same for observations.
 
     Example:
-        >>> sorted(pool_layout(4, 2, (4,), "int64", (4, 3), "float32"))[:3]
+        >>> sorted(pool_layout(4, 2, [("actions", (), "<i8")], None))[:3]
         ['actions', 'command', 'done']
     """
-    return {
-        "actions": (tuple(action_shape), np.dtype(action_dtype).str),
-        "observations": (tuple(observation_shape), np.dtype(observation_dtype).str),
-        "rewards": ((num_envs,), "float64"),
-        "terminations": ((num_envs,), "bool"),
-        "truncations": ((num_envs,), "bool"),
-        "command": ((num_workers,), "int64"),
-        "sequence": ((num_workers,), "int64"),
-        "done": ((num_workers,), "int64"),
-        "status": ((num_workers,), "int64"),
-    }
+    layout: BlockLayout = {}
+    for key, shape, dtype in [*(action_leaves or []), *(observation_leaves or [])]:
+        layout[key] = ((num_envs, *shape), np.dtype(dtype).str)
+    layout.update(
+        {
+            "rewards": ((num_envs,), "float64"),
+            "terminations": ((num_envs,), "bool"),
+            "truncations": ((num_envs,), "bool"),
+            "command": ((num_workers,), "int64"),
+            "sequence": ((num_workers,), "int64"),
+            "done": ((num_workers,), "int64"),
+            "status": ((num_workers,), "int64"),
+        }
+    )
+    return layout

@@ -1,24 +1,32 @@
 """The loop each worker process of a :class:`~palaestra.vector.PoolVectorEnv` runs.
 
 A worker owns a contiguous group of sub-environments, held as one vector env (natively
-batched where the environment has one). The parent writes a command word into the shared
-block and releases the worker's wake semaphore; the worker runs the command on its slice of
-the block, stores its status, copies the command's sequence number into ``done`` and releases
-the shared ``finished`` semaphore. Only what cannot live in the block crosses the pipe, pickled:
-reset arguments, non-empty infos, ``call`` results and error reports.
+batched where the environment has one). After building it, the worker sends ``("ready",
+None)`` (or ``("failed", ErrorReport)``) through its pipe. Then the parent writes a command
+word into the shared block and releases the worker's wake semaphore; the worker runs the
+command on its slice of the block, stores its status, copies the command's sequence number
+into ``done`` and releases the shared ``finished`` semaphore. Only what cannot live in the
+block crosses the pipe, pickled: reset and call arguments, actions or observations of spaces
+without a fixed shape, non-empty infos, ``call`` results and error reports.
+
+A command that raises is answered with an :class:`~palaestra.vector.processes.ErrorReport`
+(status ``ERROR``); the worker keeps serving after an argument error (a bad action, seed or
+call name) and exits after any other. Workers ignore ``SIGINT``: a Ctrl-C interrupts the
+parent, which finishes or drops the interrupted command on its next call.
 """
 
 from __future__ import annotations
 
-import os
-import traceback
+import signal
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 from palaestra.vector.pool._block import BlockLayout, SharedBlock
+from palaestra.vector.pool._layout import assemble, write_batch
+from palaestra.vector.processes import answer, failure_report, parent_alive
 
-__all__ = ["Command", "Status", "pool_worker"]
+__all__ = ["Command", "Status", "pool_worker", "group_call"]
 
 
 class Command:
@@ -28,15 +36,21 @@ class Command:
     RESET = 2
     CALL = 3
     CLOSE = 4
+    # A step whose actions come through the pipe (spaces without a fixed shape, or actions
+    # that the block's dtype could not hold exactly).
+    STEP_PIPED = 5
 
 
 class Status:
     """Status words a worker writes back."""
 
     OK = 0
-    HAS_INFO = 1
+    HAS_REPLY = 1
     ERROR = 2
 
+
+# Kept for code that knew the old name of HAS_REPLY.
+Status.HAS_INFO = Status.HAS_REPLY  # type: ignore[attr-defined]
 
 # How often a waiting worker checks that its parent is still alive (seconds).
 _PARENT_CHECK_INTERVAL = 1.0
@@ -52,6 +66,7 @@ def pool_worker(
     finished: Any,
     pipe: Connection,
     parent_pid: int,
+    spaces: tuple[Any, Any, bool, bool] | None = None,
 ) -> None:
     """Serve commands for one group of sub-environments until told to close.
 
@@ -65,31 +80,43 @@ def pool_worker(
         finished: the semaphore this worker releases after every command.
         pipe: this worker's end of its pipe to the parent.
         parent_pid: the parent's process id; the worker exits when the parent is gone.
+        spaces: ``(single observation space, single action space, observations in the
+            block, actions in the block)``; ``None`` for a block of Box/Discrete arrays.
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     block = SharedBlock(layout, name=block_name)
     start, stop = env_slice
     envs = None
     try:
-        envs = make_envs()
+        try:
+            envs = make_envs()
+        except BaseException as error:  # reported to the parent, which raises it
+            pipe.send(("failed", failure_report(start, error)))
+            return
+        pipe.send(("ready", None))
+        group = _Group(envs, block, start, stop, pipe, spaces)
         while True:
             if not wake.acquire(timeout=_PARENT_CHECK_INTERVAL):
-                if os.getppid() != parent_pid:
+                if not parent_alive(parent_pid):
                     return
                 continue
             command = int(block["command"][worker_index])
             if command == Command.CLOSE:
                 return
-            try:
-                status, reply = _run(command, envs, block, start, stop, pipe)
-            except Exception as exc:
+            name, data = group.arguments(command)
+            reply, success = answer(start, group.run, name, data, envs.action_space)
+            if not success:
                 _finish(block, worker_index, Status.ERROR, finished)
-                pipe.send((type(exc).__name__, str(exc), traceback.format_exc()))
-                return
+                pipe.send(reply)
+                if reply.fatal:
+                    return
+                continue
+            status, message = reply
             # The parent reads a reply only after seeing the command done, so a reply larger
             # than the pipe's buffer must be sent after finishing, or both sides would wait.
             _finish(block, worker_index, status, finished)
-            if reply is not None:
-                pipe.send(reply)
+            if message is not None:
+                pipe.send(message)
     finally:
         if envs is not None:
             envs.close()
@@ -103,41 +130,132 @@ def _finish(block: SharedBlock, worker_index: int, status: int, finished: Any) -
     finished.release()
 
 
-def _run(
-    command: int, envs: Any, block: SharedBlock, start: int, stop: int, pipe: Connection
-) -> tuple[int, Any]:
-    """Run one command; return its status and what to send back (``None``: nothing)."""
-    if command == Command.STEP:
-        observations, rewards, terminations, truncations, info = envs.step(
-            block["actions"][start:stop].copy()
-        )
-        block["rewards"][start:stop] = rewards
-        block["terminations"][start:stop] = terminations
-        block["truncations"][start:stop] = truncations
-    elif command == Command.RESET:
-        seeds, options = pipe.recv()
-        observations, info = envs.reset(seed=seeds, options=options)
-    elif command == Command.CALL:
-        name, args, kwargs = pipe.recv()
-        try:
-            result = _call(envs, name, args, kwargs)
-        except Exception as exc:
-            result = exc
-        # Wrapped, so that a None result is still sent.
-        return Status.HAS_INFO, (result,)
-    else:
+class _Group:
+    """A worker's group of sub-environments and its view of the shared block."""
+
+    def __init__(
+        self, envs: Any, block: SharedBlock, start: int, stop: int, pipe: Connection, spaces: Any
+    ):
+        self.envs, self.block, self.pipe = envs, block, pipe
+        self.start, self.stop = start, stop
+        self.rows = slice(start, stop)
+        if spaces is None:
+            spaces = (None, None, True, True)
+        observation_space, action_space, self.block_obs, _ = spaces
+        self.arrays = block.arrays
+        # A single array ("observations"/"actions") is addressed directly, as the hot path.
+        self.observation_space = None if "observations" in self.arrays else observation_space
+        self.action_space = None if "actions" in self.arrays else action_space
+
+    def arguments(self, command: int) -> tuple[str, Any]:
+        """Read the command's data (from the block or the pipe) and name it for the protocol."""
+        if command == Command.STEP:
+            if self.action_space is None:
+                return "step", self.block["actions"][self.rows].copy()
+            actions = assemble(self.action_space, self.arrays, "actions")
+            return "step", _rows_copy(actions, self.rows)
+        if command == Command.STEP_PIPED:
+            return "step", self.pipe.recv()
+        if command == Command.RESET:
+            seeds, options = self.pipe.recv()
+            return "reset", {"seed": seeds, "options": options}
+        if command == Command.CALL:
+            return "_call", self.pipe.recv()
         raise ValueError(f"Unknown pool command {command}.")
-    block["observations"][start:stop] = observations
-    if info:
-        return Status.HAS_INFO, info
-    return Status.OK, None
+
+    def run(self, name: str, data: Any) -> tuple[int, Any]:
+        """Run one command; return its status and what to send back (``None``: nothing)."""
+        if name == "_call":
+            call_name, args, kwargs = data
+            # Wrapped, so that a None result is still sent.
+            return Status.HAS_REPLY, (group_call(self.envs, call_name, args, kwargs),)
+        if name == "step":
+            observations, rewards, terminations, truncations, info = self.envs.step(data)
+            self.block["rewards"][self.rows] = rewards
+            self.block["terminations"][self.rows] = terminations
+            self.block["truncations"][self.rows] = truncations
+        else:
+            observations, info = self.envs.reset(**data)
+        piped = None
+        if not self.block_obs:
+            piped = observations
+        elif self.observation_space is None:
+            self.block["observations"][self.rows] = observations
+        else:
+            write_batch(
+                self.observation_space, observations, self.arrays, "observations", self.rows
+            )
+        if info or piped is not None:
+            return Status.HAS_REPLY, (piped, info)
+        return Status.OK, None
 
 
-def _call(envs: Any, name: str, args: tuple, kwargs: dict) -> Any:
-    """Run a ``call`` command; ``render`` works on vector envs without ``call`` too."""
+def _rows_copy(batch: Any, rows: slice) -> Any:
+    if isinstance(batch, dict):
+        return {key: _rows_copy(value, rows) for key, value in batch.items()}
+    if isinstance(batch, tuple):
+        return tuple(_rows_copy(value, rows) for value in batch)
+    return batch[rows].copy()
+
+
+def group_call(envs: Any, name: str, args: tuple, kwargs: dict) -> tuple[Any, ...]:
+    """Run ``call`` on a group, whether it runs single envs or one natively batched env.
+
+    A natively batched env has no per-sub-env objects: an attribute (or a method's result)
+    that is a tuple or list with one item per sub-env is split; any other value is the
+    value of every sub-env. ``set_attr`` on it needs the same value for all its sub-envs.
+
+    Args:
+        envs: the group's vector env.
+        name: the attribute or method name; ``"_setattr"`` sets ``args = (name, values)``.
+        args: positional arguments of the method.
+        kwargs: keyword arguments of the method.
+
+    Returns:
+        One result per sub-env of the group.
+
+    Raises:
+        AttributeError: for a name the sub-envs do not have.
+        ValueError: for differing ``set_attr`` values on a natively batched group.
+
+    Example:
+        >>> import palaestra as gym
+        >>> envs = gym.make_vec("CartPole-v1", 2, vectorization_mode="vector_entry_point")
+        >>> group_call(envs, "spec", (), {})[0].id
+        'CartPole-v1'
+        >>> envs.close()
+    """
+    count = envs.num_envs
     if name == "render":
-        return envs.render()
+        frames = envs.render()
+        return (None,) * count if frames is None else tuple(frames)
+    has_call = hasattr(type(envs), "call") and callable(getattr(envs, "call", None))
     if name == "_setattr":
         attribute, values = args
-        return envs.set_attr(attribute, values)
-    return envs.call(name, *args, **kwargs)
+        if has_call:
+            envs.set_attr(attribute, list(values))
+            return (None,) * count
+        first = values[0]
+        if not all(value is first or _equal(value, first) for value in values):
+            raise ValueError(
+                f"set_attr({attribute!r}) got different values for the sub-environments of "
+                f"one natively batched worker group ({type(envs).__name__}), which shares "
+                "its attributes; set one value for all, or use single envs in the pool."
+            )
+        setattr(envs, attribute, first)
+        return (None,) * count
+    if has_call:
+        return tuple(envs.call(name, *args, **kwargs))
+    value = getattr(envs, name)
+    if callable(value):
+        value = value(*args, **kwargs)
+    if isinstance(value, (tuple, list)) and len(value) == count:
+        return tuple(value)
+    return (value,) * count
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False

@@ -4,7 +4,8 @@
 groups, one worker process each (natively batched when built from a vector entry point).
 Actions, observations, rewards and flags of all sub-environments live in one shared-memory
 block; workers are woken by semaphores and nothing is pickled on a step unless a worker
-returns a non-empty info.
+returns a non-empty info. Spaces without a fixed shape (``Text``, ``Graph``, ``Sequence``,
+``OneOf``, or composites holding one) travel through the workers' pipes instead.
 
 Two ways to step:
 
@@ -15,10 +16,8 @@ Two ways to step:
   sub-environments to finish (``info["env_id"]`` names them) and ``send(actions, env_ids)``
   sends those sub-environments their next actions.
 
-A worker that dies, hangs past ``timeout`` or raises is reported as a
-:class:`~palaestra.error.WorkerError` naming its sub-environments; with ``restart_failed`` it
-is replaced and its sub-environments' episodes come back truncated, with
-``info["worker_restarted"]`` set for them.
+Workers are started, watched, stopped and their errors transported by
+:mod:`palaestra.vector.processes`, as for :class:`~palaestra.vector.AsyncVectorEnv`.
 """
 
 from __future__ import annotations
@@ -29,23 +28,40 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from palaestra import spaces
 from palaestra.core import Env
-from palaestra.error import WorkerError
+from palaestra.error import ClosedEnvironmentError, WorkerError
 from palaestra.vector._arguments import (
+    action_misfit,
     autoreset_mode_from,
+    observation_misfit,
     seeds_per_env,
     split_reset_mask,
     values_per_env,
 )
 from palaestra.vector.pool._block import SharedBlock, pool_layout
+from palaestra.vector.pool._layout import (
+    assemble,
+    copy_batch,
+    fixed_leaves,
+    join_batches,
+    slice_batch,
+    write_batch,
+)
 from palaestra.vector.pool._worker import Command, Status, pool_worker
+from palaestra.vector.processes import (
+    ErrorReport,
+    RestartBudget,
+    Workers,
+    check_capacity,
+    rebuild_exception,
+)
 from palaestra.vector.sync_vector_env import SyncVectorEnv
-from palaestra.vector.utils import CloudpickleWrapper, batch_space
+from palaestra.vector.utils import CloudpickleWrapper, batch_space, iterate
 from palaestra.vector.vector_env import AutoresetMode, VectorEnv
 
 __all__ = ["PoolVectorEnv"]
@@ -55,52 +71,113 @@ _LIVENESS_POLL_S = 0.05
 # Polling beats a semaphore wake-up (tens of microseconds) when a core is free for it:
 # measured 58 vs 116 us per lockstep step for one worker running two CartPoles.
 _SPIN_US = 100.0
-_JOIN_TIMEOUT_S = 1.0
+# Seconds the workers get to close their sub-envs before they are terminated.
+_CLOSE_GRACE_S = 5.0
+_NO_REPLY = object()
 
 
-def _sync_group(env_fns: Sequence[Callable[[], Env]], autoreset_mode: AutoresetMode) -> Any:
-    return SyncVectorEnv(list(env_fns), autoreset_mode=autoreset_mode)
+def _given(env: Env) -> Env:
+    return env
 
 
-def _native_group(vector_env_fn: Callable[[int], VectorEnv], num_envs: int) -> Any:
-    return vector_env_fn(num_envs)
+def _sync_group(
+    env_fns: Sequence[Callable[[], Env]],
+    autoreset_mode: AutoresetMode,
+    start: int = 0,
+    expected: tuple[Any, Any] | None = None,
+) -> Any:
+    """Build a group of single envs; check each one's spaces against ``expected``."""
+    envs = [env_fn() for env_fn in env_fns]
+    if expected is not None:
+        for offset, env in enumerate(envs):
+            problem = _misfit(start + offset, env.observation_space, env.action_space, expected)
+            if problem is not None:
+                for built in envs:
+                    built.close()
+                raise RuntimeError(problem)
+    return SyncVectorEnv(
+        [functools.partial(_given, env) for env in envs], autoreset_mode=autoreset_mode
+    )
+
+
+def _native_group(
+    vector_env_fn: Callable[[int], VectorEnv],
+    num_envs: int,
+    start: int = 0,
+    expected: tuple[Any, Any] | None = None,
+) -> Any:
+    """Build a natively batched group; check its single spaces against ``expected``."""
+    envs = vector_env_fn(num_envs)
+    if expected is not None:
+        problem = _misfit(start, envs.single_observation_space, envs.single_action_space, expected)
+        if problem is not None:
+            envs.close()
+            raise RuntimeError(problem)
+    return envs
+
+
+def _misfit(index: int, observation_space: Any, action_space: Any, expected: Any) -> str | None:
+    if observation_space != expected[0]:
+        return observation_misfit("PoolVectorEnv", "same", index, observation_space, expected[0])
+    if action_space != expected[1]:
+        return action_misfit(index, action_space, expected[1])
+    return None
 
 
 class _Worker:
-    """The parent's handle on one worker: its process, pipe, wake semaphore and group."""
+    """The parent's handle on one worker: its index, group and wake semaphore."""
 
     def __init__(self, index: int, start: int, stop: int):
         self.index = index
         self.start, self.stop = start, stop
-        self.process: Any = None
-        self.pipe: Any = None
         self.wake: Any = None
 
     @property
     def env_indices(self) -> list[int]:
         return list(range(self.start, self.stop))
 
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
 
-def _stop_processes(workers: list[_Worker], block: SharedBlock | None) -> None:
+
+@dataclass
+class _Failure:
+    """A worker that died, hung, or raised an exception that stopped it."""
+
+    worker: _Worker
+    what: str
+    report: ErrorReport | None = None
+    # For a failed restart: the error it raised, raised as is once the budget is spent.
+    error: BaseException | None = None
+
+
+@dataclass
+class _Round:
+    """What came back from one command sent to some workers."""
+
+    done: list[_Worker] = field(default_factory=list)
+    infos: dict[str, Any] = field(default_factory=dict)
+    results: dict[int, Any] = field(default_factory=dict)
+    failures: list[_Failure] = field(default_factory=list)
+    argument_errors: list[tuple[_Worker, ErrorReport]] = field(default_factory=list)
+    restarted: list[_Worker] = field(default_factory=list)
+
+
+def _close_pool(workers: Workers, handles: list[_Worker], block: SharedBlock | None) -> None:
     """Close every worker (politely, then by force) and release the shared block."""
-    for worker in workers:
-        if worker.process is not None and worker.process.is_alive() and block is not None:
-            block["command"][worker.index] = Command.CLOSE
-            worker.wake.release()
-    for worker in workers:
-        if worker.process is None:
-            continue
-        worker.process.join(_JOIN_TIMEOUT_S)
-        if worker.process.is_alive():
-            worker.process.kill()
-            worker.process.join(_JOIN_TIMEOUT_S)
-        worker.pipe.close()
-        worker.process = None
+
+    def ask_to_close(index: int) -> None:
+        if block is not None and block.arrays:
+            block["command"][index] = Command.CLOSE
+        handles[index].wake.release()
+
+    workers.shut_down(_CLOSE_GRACE_S, ask_to_close=ask_to_close)
     if block is not None and block.arrays:
         block.close()
 
 
-class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
+class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
     """Run sub-environments in a pool of worker processes, several per worker.
 
     Args:
@@ -118,14 +195,27 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             its own).
         context: the :mod:`multiprocessing` start method (default: the platform's).
         timeout: seconds a worker may take for one command before it counts as hung.
-        restart_failed: replace failed workers instead of raising.
+        restart_failed: replace a worker that dies, hangs or raises (other than for an
+            argument error) instead of raising. Its sub-environments' episodes come back
+            truncated, with ``info["worker_restarted"]`` and ``info["restart_reason"]`` set
+            for them, and then follow the autoreset mode as after any truncation; each
+            restart is announced by a warning naming the sub-envs and the reason.
+        max_restarts: restarts allowed per worker (a failed restart counts as one); then
+            the failure is raised.
         spin_us: microseconds the parent polls the shared block before sleeping on a
             semaphore. Default: 100 when a core is left over for the parent (fewer workers
             than cores), else 0, since spinning then takes a core from the workers.
 
+    Exceptions raised by a sub-environment come back with their own type, naming the
+    sub-environments of its worker and carrying the worker's traceback. Argument errors (an
+    action outside the action space, a bad seed, a misspelt ``call`` name) leave the worker
+    running; a worker that dies or hangs raises :class:`~palaestra.error.WorkerError`.
+
     Raises:
-        ValueError: for a missing or contradictory env source, a bad ``num_workers`` or
-            ``batch_size``, or spaces the shared block cannot hold (use AsyncVectorEnv).
+        ValueError: for a missing or contradictory env source, a bad ``num_workers``,
+            ``batch_size`` or ``max_restarts``.
+        RuntimeError: if a sub-env's spaces differ from the first sub-env's.
+        Exception: whatever a sub-environment's constructor raised, with its type.
 
     Example:
         >>> import numpy as np
@@ -150,6 +240,7 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         context: str | None = None,
         timeout: float = 60.0,
         restart_failed: bool = False,
+        max_restarts: int = 3,
         spin_us: float | None = None,
     ):
         self.num_envs = self._count_envs(env_fns, vector_env_fn, num_envs)
@@ -158,34 +249,48 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.num_workers = self._count_workers(num_workers)
         self.timeout = timeout
         self.restart_failed = restart_failed
+        self._budget = RestartBudget(max_restarts, "PoolVectorEnv")
+        self.max_restarts = max_restarts
         if spin_us is None:
             spin_us = _SPIN_US if self.num_workers < (os.cpu_count() or 1) else 0.0
         self.spin_s = spin_us * 1e-6
+        check_capacity(
+            self.num_workers,
+            f"PoolVectorEnv(num_workers={self.num_workers})",
+            "Use fewer workers (`vector_kwargs={'num_workers': ...}`).",
+        )
         self._probe_spaces(env_fns, vector_env_fn, autoreset_mode_from(autoreset_mode))
         bounds = np.linspace(0, self.num_envs, self.num_workers + 1).round().astype(int)
         self._workers = [
             _Worker(i, int(bounds[i]), int(bounds[i + 1])) for i in range(self.num_workers)
         ]
         self.batch_size = self._check_batch_size(batch_size)
-        self._block = SharedBlock(
-            pool_layout(
-                self.num_envs,
-                self.num_workers,
-                self.action_space.shape,
-                self.action_space.dtype,
-                self.observation_space.shape,
-                self.observation_space.dtype,
-            )
-        )
+        self._allocate_block()
         self._context = multiprocessing.get_context(context)
         self._finished = self._context.Semaphore(0)
+        self._processes = Workers()
+        # Workers sent a command whose completion has not been collected yet.
         self._in_flight: set[int] = set()
         # Indices of workers seen finished, in the order recv should return them.
         self._ready: list[int] = []
         self._last_ids: np.ndarray | None = None
-        self._finalizer = weakref.finalize(self, _stop_processes, self._workers, self._block)
-        for worker in self._workers:
-            self._start(worker)
+        # NEXT_STEP: restarted workers whose next step is the autoreset step.
+        self._autoreset_next: set[int] = set()
+        # Of those, the ones sent their autoreset step by send(), for recv to report.
+        self._recv_resetting: set[int] = set()
+        # Workers lost to a failure without restart.
+        self._lost: dict[int, str] = {}
+        self._finalizer = weakref.finalize(
+            self, _close_pool, self._processes, self._workers, self._block
+        )
+        try:
+            for worker in self._workers:
+                self._start(worker)
+            self._await_ready(self._workers)
+        except BaseException:
+            self._finalizer()
+            self.closed = True
+            raise
 
     # Construction ----------------------------------------------------------------------------
 
@@ -215,12 +320,12 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def _check_batch_size(self, batch_size: int | None) -> int:
         if batch_size is None:
             return self.num_envs
-        sizes = {worker.stop - worker.start for worker in self._workers}
+        sizes = {worker.size for worker in self._workers}
         if not 1 <= batch_size <= self.num_envs or len(sizes) != 1 or batch_size % sizes.pop():
             raise ValueError(
                 f"batch_size={batch_size} must be a multiple of the group size in "
                 f"[1, {self.num_envs}]; the groups hold "
-                f"{[w.stop - w.start for w in self._workers]} sub-envs. Pick num_workers "
+                f"{[w.size for w in self._workers]} sub-envs. Pick num_workers "
                 "dividing num_envs and a batch_size that is a multiple of num_envs/num_workers."
             )
         return batch_size
@@ -241,36 +346,55 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         finally:
             probe.close()
         self.autoreset_mode = self.metadata["autoreset_mode"]
-        for role, space in (
-            ("observation", self.single_observation_space),
-            ("action", self.single_action_space),
-        ):
-            if not isinstance(space, (spaces.Box, spaces.Discrete)):
-                raise ValueError(
-                    f"PoolVectorEnv keeps {role}s in a shared block and supports Box and "
-                    f"Discrete spaces, got {space}; use AsyncVectorEnv for this environment."
-                )
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
+    def _allocate_block(self) -> None:
+        observation_leaves = fixed_leaves(self.single_observation_space, "observations")
+        action_leaves = fixed_leaves(self.single_action_space, "actions")
+        self._block = SharedBlock(
+            pool_layout(self.num_envs, self.num_workers, action_leaves, observation_leaves)
+        )
+        self._observations_in_block = observation_leaves is not None
+        self._actions_in_block = action_leaves is not None
+        arrays = self._block.arrays
+        self._observation_view = (
+            assemble(self.single_observation_space, arrays, "observations")
+            if self._observations_in_block
+            else None
+        )
+        self._action_leaves = action_leaves or []
+        # The latest observation batch of each worker whose observations use the pipes.
+        self._group_observations: dict[int, Any] = {}
+        self._dtype_fits: dict[tuple[Any, Any], bool] = {}
+
     def _group_builder(self, worker: _Worker) -> CloudpickleWrapper:
+        expected = (self.single_observation_space, self.single_action_space)
         if self.vector_env_fn is not None:
-            build = functools.partial(_native_group, self.vector_env_fn, worker.stop - worker.start)
+            build = functools.partial(
+                _native_group, self.vector_env_fn, worker.size, worker.start, expected
+            )
         else:
             build = functools.partial(
                 _sync_group,
                 self.env_fns[worker.start : worker.stop],  # type: ignore[index]
                 self.autoreset_mode,
+                worker.start,
+                expected,
             )
         return CloudpickleWrapper(build)
 
-    def _start(self, worker: _Worker) -> None:
-        parent_end, child_end = self._context.Pipe()
-        worker.pipe, worker.wake = parent_end, self._context.Semaphore(0)
-        worker.process = self._context.Process(
-            target=pool_worker,
-            name=f"PoolVectorEnv-worker-{worker.index}",
-            args=(
+    def _worker_arguments(self, worker: _Worker) -> Callable[[Any, Any], tuple[Any, ...]]:
+        worker.wake = self._context.Semaphore(0)
+        spaces = (
+            self.single_observation_space,
+            self.single_action_space,
+            self._observations_in_block,
+            self._actions_in_block,
+        )
+
+        def arguments(child_pipe: Any, parent_pipe: Any) -> tuple[Any, ...]:
+            return (
                 self._group_builder(worker),
                 worker.index,
                 (worker.start, worker.stop),
@@ -278,42 +402,90 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 self._block.name,
                 worker.wake,
                 self._finished,
-                child_end,
+                child_pipe,
                 os.getpid(),
-            ),
-            daemon=True,
+                spaces,
+            )
+
+        return arguments
+
+    def _start(self, worker: _Worker) -> None:
+        self._block["done"][worker.index] = self._block["sequence"][worker.index]
+        self._processes.start(
+            self._context,
+            pool_worker,
+            "PoolVectorEnv-worker",
+            True,
+            self._worker_arguments(worker),
         )
-        worker.process.start()
-        child_end.close()
+
+    def _await_ready(self, workers: Sequence[_Worker]) -> None:
+        """Wait for each worker's report that its group is built; raise its failure if not."""
+        for worker in workers:
+            self._processes.expect(worker.index)
+        replies = self._processes.collect(
+            [w.index for w in workers], time.monotonic() + self.timeout
+        )
+        for index in replies.dead:
+            worker = self._workers[index]
+            raise WorkerError(
+                f"PoolVectorEnv worker {index} (sub-environments {worker.env_indices}) died "
+                f"while building its sub-environments ({self._processes.describe_exit(index)}).",
+                env_indices=tuple(worker.env_indices),
+            )
+        for index in replies.silent:
+            worker = self._workers[index]
+            raise WorkerError(
+                f"PoolVectorEnv worker {index} (sub-environments {worker.env_indices}) did not "
+                f"build its sub-environments within timeout={self.timeout} s.",
+                env_indices=tuple(worker.env_indices),
+            )
+        for index, (kind, report) in sorted(replies.answers.items()):
+            if kind == "failed":
+                raise self._exception(_Failure(self._workers[index], "", report))
 
     # Commands ------------------------------------------------------------------------------
 
+    def _pipe(self, worker: _Worker) -> Any:
+        return self._processes.pipes[worker.index]
+
+    def _process(self, worker: _Worker) -> Any:
+        return self._processes.processes[worker.index]
+
     def _dispatch(self, workers: Sequence[_Worker], command: int, payload: Any = None) -> None:
         block = self._block
+        in_flight = self._in_flight
         for worker in workers:
-            block["command"][worker.index] = command
-            block["sequence"][worker.index] += 1
+            index = worker.index
+            block["command"][index] = command
+            block["sequence"][index] += 1
+            in_flight.add(index)
             if payload is not None:
-                worker.pipe.send(payload(worker))
+                self._pipe(worker).send(payload(worker))
             worker.wake.release()
 
     def _receive(self, worker: _Worker) -> Any:
         """Read a worker's reply, which it sends right after finishing a command."""
-        if not worker.pipe.poll(self.timeout):
-            self._fail(worker, f"sent no reply within {self.timeout} s", may_restart=False)
+        pipe = self._pipe(worker)
         try:
-            return worker.pipe.recv()
-        except EOFError:
-            self._fail(worker, "died before sending its reply", may_restart=False)
+            if not pipe.poll(self.timeout):
+                return _NO_REPLY
+            return pipe.recv()
+        except (EOFError, OSError):
+            return _NO_REPLY
 
     def _is_done(self, worker: _Worker) -> bool:
         return bool(self._block["done"][worker.index] == self._block["sequence"][worker.index])
 
-    def _wait(self, workers: Sequence[_Worker], enough: int | None = None) -> list[_Worker]:
-        """Wait until every worker in ``workers`` (or ``enough`` sub-envs' worth) is done."""
+    def _wait(self, workers: Sequence[_Worker], round_: _Round, enough: int | None) -> None:
+        """Wait until every worker in ``workers`` (or ``enough`` sub-envs' worth) is done.
+
+        Finished workers go to ``round_.done``; dead or hung ones to ``round_.failures``.
+        """
         pending = list(workers)
-        done: list[_Worker] = []
-        needed = sum(w.stop - w.start for w in workers) if enough is None else enough
+        done = round_.done
+        needed = sum(w.size for w in workers) if enough is None else enough
+        counted = 0
         deadline = time.monotonic() + self.timeout
         spin_until = time.perf_counter() + self.spin_s
         while time.perf_counter() < spin_until and self._finished_envs(pending) < needed:
@@ -322,101 +494,245 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             for worker in [w for w in pending if self._is_done(w)]:
                 pending.remove(worker)
                 done.append(worker)
-            if sum(w.stop - w.start for w in done) >= needed:
-                return done
+                counted += worker.size
+            if counted >= needed or not pending:
+                return
             if not self._finished.acquire(timeout=_LIVENESS_POLL_S):
-                self._check_alive(pending, deadline)
+                for worker in list(pending):
+                    if enough is not None and counted >= needed:
+                        break
+                    process = self._process(worker)
+                    if not process.is_alive() and not self._is_done(worker):
+                        pending.remove(worker)
+                        round_.failures.append(
+                            _Failure(worker, f"died with exit code {process.exitcode}")
+                        )
+                        counted += worker.size
+                if round_.failures and enough is not None and counted >= needed:
+                    return
+                if time.monotonic() > deadline:
+                    for worker in pending:
+                        round_.failures.append(
+                            _Failure(worker, f"did not answer within {self.timeout} s (hung)")
+                        )
+                    return
 
     def _finished_envs(self, workers: Sequence[_Worker]) -> int:
-        return sum(w.stop - w.start for w in workers if self._is_done(w))
+        return sum(w.size for w in workers if self._is_done(w))
 
-    def _check_alive(self, pending: Sequence[_Worker], deadline: float) -> None:
-        for worker in pending:
-            if not worker.process.is_alive() and not self._is_done(worker):
-                self._fail(worker, f"died with exit code {worker.process.exitcode}")
-        if time.monotonic() > deadline:
-            self._fail(pending[0], f"did not answer within {self.timeout} s (hung)")
+    def _collect(self, round_: _Round, command: int) -> None:
+        """Read the replies of the finished workers of ``round_``."""
+        status = self._block["status"]
+        for worker in round_.done:
+            self._in_flight.discard(worker.index)
+            word = status[worker.index]
+            if word == Status.OK:
+                continue
+            reply = self._receive(worker)
+            if reply is _NO_REPLY:
+                round_.failures.append(_Failure(worker, "died before sending its reply"))
+            elif word == Status.ERROR:
+                if reply.fatal:
+                    round_.failures.append(_Failure(worker, "raised an exception", reply))
+                else:
+                    round_.argument_errors.append((worker, reply))
+            elif command == Command.CALL:
+                round_.results[worker.index] = reply[0]
+            else:
+                observations, info = reply
+                if observations is not None:
+                    self._group_observations[worker.index] = observations
+                if info:
+                    _place_info(round_.infos, info, worker.start, self.num_envs)
+        failed = {failure.worker for failure in round_.failures}
+        round_.done = [w for w in round_.done if w not in failed]
+        for failure in round_.failures:
+            self._in_flight.discard(failure.worker.index)
 
-    def _fail(self, worker: _Worker, what: str, may_restart: bool = True) -> None:
-        if may_restart and self.restart_failed:
-            raise _Restart(worker, what)
-        self._stop_worker(worker)
-        raise WorkerError(
-            f"PoolVectorEnv worker {worker.index} (sub-environments {worker.env_indices}) {what}.",
+    def _run(
+        self,
+        workers: Sequence[_Worker],
+        command: int,
+        payload: Any = None,
+        enough: int | None = None,
+    ) -> _Round:
+        """Send a command to ``workers``, wait for them, restart or raise failures."""
+        if payload is not False:
+            self._dispatch(workers, command, payload)
+        round_ = _Round()
+        self._wait(workers, round_, enough)
+        self._collect(round_, command)
+        self._resolve(round_)
+        return round_
+
+    def _resolve(self, round_: _Round) -> None:
+        """Restart failed workers (or raise their failure); raise argument errors."""
+        if round_.failures and not self.restart_failed:
+            for failure in round_.failures:
+                self._processes.forget(failure.worker.index)
+                self._lost[failure.worker.index] = failure.what
+            # As in AsyncVectorEnv (and Gymnasium), the last failure is raised.
+            raise self._exception(max(round_.failures, key=lambda f: f.worker.index))
+        for failure in round_.failures:
+            self._restart(failure, round_)
+            round_.restarted.append(failure.worker)
+        if round_.restarted:
+            self._mark_restarted(round_)
+        if round_.argument_errors:
+            worker, report = max(round_.argument_errors, key=lambda item: item[0].index)
+            raise self._exception(_Failure(worker, "raised an exception", report))
+
+    def _exception(self, failure: _Failure, exhausted: bool = False) -> BaseException:
+        """Build the exception that reports ``failure`` to the user."""
+        worker = failure.worker
+        if failure.error is not None:
+            return failure.error
+        subject = f"sub-environments {worker.env_indices} (pool worker {worker.index})"
+        note = f" after {self.max_restarts} restart(s)" if exhausted else ""
+        if failure.report is not None:
+            error = rebuild_exception(failure.report, f"PoolVectorEnv{note}")
+            error.args = (
+                error.args[0].replace(
+                    f"sub-environment {failure.report.index} of", f"{subject} of", 1
+                ),
+            )
+            return error
+        return WorkerError(
+            f"PoolVectorEnv worker {worker.index} (sub-environments {worker.env_indices}) "
+            f"{failure.what}{note}.",
             env_indices=tuple(worker.env_indices),
         )
 
-    def _stop_worker(self, worker: _Worker) -> None:
-        if worker.process is not None and worker.process.is_alive():
-            worker.process.kill()
-            worker.process.join(_JOIN_TIMEOUT_S)
+    # Restarts --------------------------------------------------------------------------------
 
-    def _collect(self, workers: Sequence[_Worker], infos: dict[str, Any]) -> list[tuple]:
-        """Merge the infos of finished workers into ``infos``; return ``(worker, error)``s."""
-        failures = []
-        for worker in workers:
-            status = self._block["status"][worker.index]
-            if status == Status.HAS_INFO:
-                _place_info(infos, self._receive(worker), worker.start, self.num_envs)
-            elif status == Status.ERROR:
-                name, message, trace = self._receive(worker)
-                worker.process.join(_JOIN_TIMEOUT_S)
-                failures.append((worker, f"raised {name}: {message}\n{trace}"))
-        return failures
-
-    def _run(self, workers: Sequence[_Worker], command: int, payload: Any = None) -> dict:
-        """Run a command on ``workers`` and wait for all; restart failures if asked."""
-        self._dispatch(workers, command, payload)
-        infos: dict[str, Any] = {}
-        restarted = self._settle(list(workers), infos)
-        if restarted:
-            self._mark_restarted(infos, restarted)
-        return infos
-
-    def _settle(self, pending: list[_Worker], infos: dict[str, Any]) -> list[_Worker]:
-        """Wait for ``pending`` to finish, restarting (or reporting) failed workers."""
-        restarted: list[_Worker] = []
-        while pending:
+    def _restart(self, failure: _Failure, round_: _Round) -> None:
+        """Replace a failed worker, within the restart budget; raise once it is spent."""
+        worker = failure.worker
+        previous = self._previous_observations(worker)
+        while True:
+            if not self._budget.allow(worker.index, worker.env_indices, _reason(failure)):
+                self._processes.forget(worker.index)
+                self._lost[worker.index] = failure.what
+                raise self._exception(failure, exhausted=True)
             try:
-                done = self._wait(pending)
-            except _Restart as restart:
-                self._restart(restart.worker)
-                restarted.append(restart.worker)
-                pending.remove(restart.worker)
+                self._replace(worker)
+                if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+                    self._autoreset_next.add(worker.index)
+                else:
+                    self._reset_restarted(worker, round_)
+            except Exception as error:
+                what = f"failed to restart ({type(error).__name__}: {error})"
+                failure = _Failure(worker, what, error=error)
                 continue
-            pending = []
-            for worker, what in self._collect(done, infos):
-                try:
-                    self._fail(worker, what)
-                except _Restart:
-                    self._restart(worker)
-                    restarted.append(worker)
-        return restarted
+            break
+        round_.results.setdefault("previous", {})[worker.index] = previous
 
-    def _restart(self, worker: _Worker) -> None:
-        self._stop_worker(worker)
-        worker.pipe.close()
-        self._start(worker)
-        self._dispatch([worker], Command.RESET, lambda _: (None, None))
-        self._collect(self._wait([worker]), {})
+    def _replace(self, worker: _Worker) -> None:
+        self._in_flight.discard(worker.index)
+        self._group_observations.pop(worker.index, None)
+        self._block["sequence"][worker.index] = self._block["done"][worker.index] = 0
+        self._processes.replace(
+            worker.index,
+            self._context,
+            pool_worker,
+            "PoolVectorEnv-worker",
+            True,
+            self._worker_arguments(worker),
+        )
+        self._await_ready([worker])
 
-    def _mark_restarted(self, infos: dict[str, Any], workers: Sequence[_Worker]) -> None:
+    def _reset_restarted(self, worker: _Worker, round_: _Round) -> None:
+        """Reset a restarted worker's group (SAME_STEP and DISABLED restarts)."""
+        inner = _Round()
+        self._dispatch([worker], Command.RESET, lambda _: ([None] * worker.size, None))
+        self._wait([worker], inner, None)
+        self._collect(inner, Command.RESET)
+        if inner.failures:
+            raise self._exception(inner.failures[0])
+        if inner.argument_errors:
+            worker, report = inner.argument_errors[0]
+            raise self._exception(_Failure(worker, "raised an exception", report))
+        for key, value in inner.infos.items():
+            round_.infos.setdefault(key, value)
+
+    def _previous_observations(self, worker: _Worker) -> Any:
+        rows = slice(worker.start, worker.stop)
+        if self._observations_in_block:
+            return copy_batch(
+                slice_batch(self.single_observation_space, self._observation_view, rows)
+            )
+        return self._group_observations.get(worker.index)
+
+    def _mark_restarted(self, round_: _Round) -> None:
         mask = np.zeros(self.num_envs, dtype=np.bool_)
-        for worker in workers:
+        reasons = np.full(self.num_envs, None, dtype=object)
+        previous = round_.results.pop("previous", {})
+        for worker in round_.restarted:
             mask[worker.start : worker.stop] = True
-        self._block["rewards"][mask] = 0.0
-        self._block["terminations"][mask] = False
-        self._block["truncations"][mask] = True
+            reasons[worker.start : worker.stop] = "worker failed and was restarted"
+        block = self._block
+        block["rewards"][mask] = 0.0
+        block["terminations"][mask] = False
+        block["truncations"][mask] = True
+        infos = round_.infos
         infos["worker_restarted"], infos["_worker_restarted"] = mask.copy(), mask
+        infos["restart_reason"], infos["_restart_reason"] = reasons, mask.copy()
+        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            final = np.full(self.num_envs, None, dtype=object)
+            for worker in round_.restarted:
+                group = previous.get(worker.index)
+                for offset in range(worker.size):
+                    final[worker.start + offset] = (
+                        None
+                        if group is None
+                        else _row(self.single_observation_space, group, offset, worker.size)
+                    )
+            infos["final_obs"], infos["_final_obs"] = final, mask.copy()
+            infos.setdefault("final_info", {})
+            infos["_final_info"] = mask.copy()
+        else:
+            # The cut episode ends on its last observation, as every truncation does.
+            for worker in round_.restarted:
+                group = previous.get(worker.index)
+                if group is None:
+                    continue
+                if self._observations_in_block:
+                    write_batch(
+                        self.single_observation_space,
+                        group,
+                        self._block.arrays,
+                        "observations",
+                        slice(worker.start, worker.stop),
+                    )
+                else:
+                    self._group_observations[worker.index] = group
 
     # The vector API ------------------------------------------------------------------------
+
+    def _assert_usable(self) -> None:
+        if self.closed:
+            raise ClosedEnvironmentError(
+                f"Trying to operate on `{type(self).__name__}`, after a call to `close()`."
+            )
+        if self._lost:
+            details = "; ".join(
+                f"worker {i} (sub-environments {self._workers[i].env_indices}): {what}"
+                for i, what in sorted(self._lost.items())
+            )
+            raise WorkerError(
+                f"PoolVectorEnv cannot continue, a worker is no longer running: {details}. "
+                "Call `close()` and create a new vector env (or pass `restart_failed=True`).",
+                env_indices=tuple(
+                    j for i in sorted(self._lost) for j in self._workers[i].env_indices
+                ),
+            )
 
     def reset(
         self,
         *,
         seed: int | Sequence[int | None] | None = None,
         options: dict[str, Any] | None = None,
-    ) -> tuple[np.ndarray, dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         """Reset every sub-environment (or those in ``options["reset_mask"]``) and wait.
 
         Args:
@@ -427,8 +743,12 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             The batched observations and info.
 
         Raises:
-            palaestra.error.WorkerError: if a worker fails (without ``restart_failed``).
+            ClosedEnvironmentError: after :meth:`close`.
+            ValueError, TypeError: for bad seeds or a bad ``reset_mask``.
+            palaestra.error.WorkerError: if a worker dies or hangs (without
+                ``restart_failed``).
         """
+        self._assert_usable()
         self._drain()
         seeds = seeds_per_env(seed, self.num_envs)
         mask, options = split_reset_mask(options, self.num_envs)
@@ -442,69 +762,202 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                     del group_options["reset_mask"]
             return seeds[worker.start : worker.stop], group_options
 
-        infos = self._run(workers, Command.RESET, arguments)
-        return self._block["observations"].copy(), infos
+        round_ = self._run(workers, Command.RESET, arguments)
+        for worker in workers:
+            self._autoreset_next.discard(worker.index)
+        return self._observation_batch(), round_.infos
 
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every sub-environment with its action and wait for all of them.
 
         Raises:
-            ValueError: for actions of the wrong shape.
-            palaestra.error.WorkerError: if a worker fails (without ``restart_failed``).
+            ClosedEnvironmentError: after :meth:`close`.
+            ValueError: for a batch of the wrong shape.
+            Exception: a sub-env's own error for a bad action (its worker keeps running).
+            palaestra.error.WorkerError: if a worker dies or hangs (without
+                ``restart_failed``).
         """
+        self._assert_usable()
         self._drain()
-        self._write_actions(actions, slice(None))
-        infos = self._run(self._workers, Command.STEP)
+        if self._autoreset_next:
+            round_ = self._step_with_autoresets(self._workers, actions, np.arange(self.num_envs))
+        elif self._write_actions(actions, slice(None)):
+            round_ = self._run(self._workers, Command.STEP)
+        else:
+            round_ = self._run(
+                self._workers, Command.STEP_PIPED, self._piped_actions(actions, None)
+            )
         block = self._block
         return (
-            block["observations"].copy(),
+            self._observation_batch(),
             block["rewards"].copy(),
             block["terminations"].copy(),
             block["truncations"].copy(),
-            infos,
+            round_.infos,
         )
 
-    def _write_actions(self, actions: Any, rows: Any) -> None:
-        target = self._block["actions"][rows]
-        actions = np.asarray(actions)
-        if actions.shape != target.shape:
+    def _step_with_autoresets(
+        self, workers: Sequence[_Worker], actions: Any, ids: np.ndarray
+    ) -> _Round:
+        """Step, with the restarted workers taking their autoreset step (NEXT_STEP)."""
+        resetting = [w for w in workers if w.index in self._autoreset_next]
+        stepping = [w for w in workers if w.index not in self._autoreset_next]
+        if self._write_actions(actions, ids):
+            self._dispatch(stepping, Command.STEP)
+        else:
+            self._dispatch(stepping, Command.STEP_PIPED, self._piped_actions(actions, ids))
+        self._dispatch(resetting, Command.RESET, lambda w: ([None] * w.size, None))
+        round_ = self._run(list(workers), Command.STEP, payload=False)
+        for worker in resetting:
+            if worker in round_.restarted:
+                continue
+            self._autoreset_next.discard(worker.index)
+            rows = slice(worker.start, worker.stop)
+            self._block["rewards"][rows] = 0.0
+            self._block["terminations"][rows] = False
+            self._block["truncations"][rows] = False
+        return round_
+
+    def _observation_batch(self, ids: np.ndarray | None = None, workers: Any = None) -> Any:
+        if self._observations_in_block:
+            view = self._observation_view
+            if ids is None:
+                return view.copy() if isinstance(view, np.ndarray) else copy_batch(view)
+            return _take(view, ids)
+        chosen = self._workers if workers is None else workers
+        return join_batches(
+            self.single_observation_space, [self._group_observations[w.index] for w in chosen]
+        )
+
+    def _write_actions(self, actions: Any, rows: Any) -> bool:
+        """Write actions into the block; ``False`` if they must travel by pipe instead.
+
+        Actions go by pipe when their space has no fixed shape or the block's dtype could
+        not hold them exactly (fractions or NaN for integer actions, say): the sub-envs then
+        receive them as given and raise their own error for bad ones.
+
+        Raises:
+            ValueError: for a batch of the wrong shape.
+        """
+        if not self._actions_in_block:
+            return False
+        arrays = self._block.arrays
+        if len(self._action_leaves) == 1 and self._action_leaves[0][0] == "actions":
+            target = arrays["actions"]
+            values = np.asarray(actions)
+            self._check_shape(values, target[rows])
+            if not self._fits(values.dtype, target.dtype):
+                return False
+            target[rows] = values
+            return True
+        leaves = []
+        for key, _, _ in self._action_leaves:
+            value = actions
+            try:
+                for part in key.split("/")[1:]:
+                    value = value[int(part) if isinstance(value, (tuple, list)) else part]
+            except (KeyError, IndexError, TypeError, ValueError):
+                return False
+            value = np.asarray(value)
+            self._check_shape(value, arrays[key][rows])
+            if not self._fits(value.dtype, arrays[key].dtype):
+                return False
+            leaves.append((key, value))
+        for key, value in leaves:
+            arrays[key][rows] = value
+        return True
+
+    def _check_shape(self, values: np.ndarray, target: np.ndarray) -> None:
+        if values.shape != target.shape:
             raise ValueError(
                 f"PoolVectorEnv expects actions of shape {target.shape} for the sub-envs "
-                f"addressed (an element of {self.action_space} for all), got {actions.shape}."
+                f"addressed (an element of {self.action_space} for all), got {values.shape}."
             )
-        self._block["actions"][rows] = actions
+
+    def _fits(self, source: np.dtype, target: np.dtype) -> bool:
+        key = (source, target)
+        fits = self._dtype_fits.get(key)
+        if fits is None:
+            if target.kind == "f":
+                fits = source.kind == "f"
+            else:
+                fits = source == target or np.can_cast(source, target, casting="safe")
+            self._dtype_fits[key] = fits
+        return fits
+
+    def _piped_actions(self, actions: Any, ids: np.ndarray | None) -> Callable[[_Worker], Any]:
+        space = self.single_action_space
+        if ids is None:
+            return lambda worker: slice_batch(space, actions, slice(worker.start, worker.stop))
+        order = np.argsort(ids, kind="stable")
+        sorted_ids = ids[order]
+
+        def group_actions(worker: _Worker) -> Any:
+            inside = (sorted_ids >= worker.start) & (sorted_ids < worker.stop)
+            return slice_batch(space, actions, order[inside])
+
+        return group_actions
 
     # EnvPool-style asynchronous stepping -------------------------------------------------------
 
     def async_reset(self, seed: int | Sequence[int | None] | None = None) -> None:
-        """Start resetting every sub-environment; collect the first batch with :meth:`recv`."""
+        """Start resetting every sub-environment; collect the first batch with :meth:`recv`.
+
+        Raises:
+            ClosedEnvironmentError: after :meth:`close`.
+        """
+        self._assert_usable()
         self._drain()
         seeds = seeds_per_env(seed, self.num_envs)
         self._dispatch(self._workers, Command.RESET, lambda w: (seeds[w.start : w.stop], None))
-        self._in_flight = {w.index for w in self._workers}
+        self._autoreset_next.clear()
 
     def send(self, actions: Any, env_ids: Any = None) -> None:
         """Send ``actions`` to sub-environments ``env_ids`` (default: the last ``recv``'s).
 
         Args:
             actions: one action per id, stacked.
-            env_ids: sub-environment indices covering whole worker groups.
+            env_ids: distinct sub-environment indices covering whole worker groups.
 
         Raises:
-            ValueError: for ids that split a worker's group, are busy, or mismatch actions,
-                and for no ids before any ``recv``.
+            ClosedEnvironmentError: after :meth:`close`.
+            ValueError: for ids that are not distinct integers in ``[0, num_envs)``, split a
+                worker's group, are busy, or mismatch actions, and for no ids before any
+                ``recv``.
         """
+        self._assert_usable()
         if env_ids is None and self._last_ids is None:
             raise ValueError("send() without env_ids needs a recv() first to name them.")
-        ids = np.asarray(self._last_ids if env_ids is None else env_ids, dtype=np.int64)
+        ids = self._checked_ids(self._last_ids if env_ids is None else env_ids)
         workers = self._workers_of(ids)
-        self._write_actions(actions, ids)
-        self._dispatch(workers, Command.STEP)
-        self._in_flight |= {w.index for w in workers}
+        resetting = [w for w in workers if w.index in self._autoreset_next]
+        stepping = [w for w in workers if w.index not in self._autoreset_next]
+        if self._write_actions(actions, ids):
+            self._dispatch(stepping, Command.STEP)
+        else:
+            self._dispatch(stepping, Command.STEP_PIPED, self._piped_actions(actions, ids))
+        self._dispatch(resetting, Command.RESET, lambda w: ([None] * w.size, None))
+        self._recv_resetting |= {w.index for w in resetting}
 
-    def recv(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    def _checked_ids(self, env_ids: Any) -> np.ndarray:
+        ids = np.asarray(env_ids)
+        if ids.ndim != 1 or (ids.size and ids.dtype.kind not in "iu"):
+            raise ValueError(
+                "env_ids must be a 1-D sequence of integer sub-environment indices, got "
+                f"{env_ids!r}."
+            )
+        ids = ids.astype(np.int64)
+        bad = ids[(ids < 0) | (ids >= self.num_envs)]
+        if bad.size:
+            raise ValueError(
+                f"env_ids {bad.tolist()} are outside [0, {self.num_envs}): each id names a "
+                "sub-environment by its index (negative indices are not accepted)."
+            )
+        if len(np.unique(ids)) != len(ids):
+            raise ValueError(f"env_ids must be distinct, got {ids.tolist()}.")
+        return ids
+
+    def recv(self) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Return the first ``batch_size`` sub-environments to finish their command.
 
         Returns:
@@ -512,59 +965,48 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             sub-environments, in ``info["env_id"]`` order.
 
         Raises:
+            ClosedEnvironmentError: after :meth:`close`.
             RuntimeError: if nothing is in flight.
-            palaestra.error.WorkerError: if a worker fails (without ``restart_failed``).
+            palaestra.error.WorkerError: if a worker dies or hangs (without
+                ``restart_failed``).
         """
+        self._assert_usable()
         if not self._in_flight:
             raise RuntimeError("recv() needs sub-environments in flight: call send() first.")
         # Workers found done by an earlier recv but left out of its batch go first.
         waiting = [i for i in self._ready if i in self._in_flight]
         waiting += [i for i in sorted(self._in_flight) if i not in waiting]
         flying = [self._workers[i] for i in waiting]
-        enough = min(self.batch_size, sum(w.stop - w.start for w in flying))
-        infos: dict[str, Any] = {}
-        try:
-            finished = self._wait(flying, enough)
-            done = _first_batch(finished, enough)
-            self._ready = [w.index for w in finished if w not in done]
-        except _Restart as restart:
-            done = [restart.worker]
-        restarted = [w for w in done if w in self._settle_failed(done, infos)]
-        if restarted:
-            self._mark_restarted(infos, restarted)
-        self._in_flight -= {w.index for w in done}
+        enough = min(self.batch_size, sum(w.size for w in flying))
+        round_ = _Round()
+        self._wait(flying, round_, enough)
+        finished = list(round_.done)
+        round_.done = _first_batch(finished, enough - sum(f.worker.size for f in round_.failures))
+        self._ready = [w.index for w in finished if w not in round_.done]
+        self._collect(round_, Command.STEP)
+        self._resolve(round_)
+        done = round_.done + round_.restarted
+        resetting = self._recv_resetting
+        for worker in done:
+            if worker.index in resetting and worker not in round_.restarted:
+                resetting.discard(worker.index)
+                self._autoreset_next.discard(worker.index)
+                rows = slice(worker.start, worker.stop)
+                self._block["rewards"][rows] = 0.0
+                self._block["terminations"][rows] = False
+                self._block["truncations"][rows] = False
         ids = np.concatenate([np.arange(w.start, w.stop) for w in done])
         self._last_ids = ids
         block = self._block
-        infos = {key: _select_rows(value, ids) for key, value in infos.items()}
+        infos = {key: _select_rows(value, ids) for key, value in round_.infos.items()}
         infos["env_id"] = ids
         return (
-            block["observations"][ids],
+            self._observation_batch(ids, done),
             block["rewards"][ids],
             block["terminations"][ids],
             block["truncations"][ids],
             infos,
         )
-
-    def _settle_failed(self, done: list[_Worker], infos: dict[str, Any]) -> list[_Worker]:
-        """Collect finished workers' infos; restart (or report) dead or failed ones."""
-        failed = [w for w in done if not self._is_done(w)]
-        failed += [
-            worker
-            for worker, what in self._collect([w for w in done if self._is_done(w)], infos)
-            if self._restart_wanted(worker, what)
-        ]
-        for worker in failed:
-            self._restart(worker)
-        return failed
-
-    def _restart_wanted(self, worker: _Worker, what: str) -> bool:
-        """Return True for a failed worker to restart; raise WorkerError if not restarting."""
-        try:
-            self._fail(worker, what)
-        except _Restart:
-            return True
-        raise AssertionError("_fail always raises")
 
     def _workers_of(self, ids: np.ndarray) -> list[_Worker]:
         workers = [w for w in self._workers if np.isin(w.env_indices, ids).any()]
@@ -578,47 +1020,58 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         return workers
 
     def _drain(self) -> None:
-        """Wait for commands still in flight from asynchronous use, dropping their results."""
-        if self._in_flight:
-            flying = [self._workers[i] for i in self._in_flight]
-            self._settle(flying, {})
-            self._in_flight = set()
+        """Finish the commands still in flight (from ``send`` or an interrupted call).
+
+        Their results are dropped, so that the next command's results are its own.
+        """
+        if not self._in_flight:
+            return
+        flying = [self._workers[i] for i in sorted(self._in_flight)]
+        round_ = _Round()
+        self._wait(flying, round_, None)
+        self._collect(round_, Command.CALL)
+        round_.argument_errors = []
+        self._resolve(round_)
+        self._in_flight.clear()
+        resetting = self._recv_resetting
+        for worker in flying:
+            if worker.index in resetting:
+                resetting.discard(worker.index)
+                self._autoreset_next.discard(worker.index)
 
     # Attributes and closing ------------------------------------------------------------------
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """Call method ``name`` (or read attribute ``name``) of every sub-environment.
 
+        Works whatever the workers run: for a natively batched group, an attribute or
+        result with one item per sub-env is split, any other value is every sub-env's.
+
         Raises:
-            Exception: whatever a sub-environment raised.
+            ClosedEnvironmentError: after :meth:`close`.
+            Exception: whatever a sub-environment raised (its worker keeps running).
         """
-        results: list[Any] = []
-        for worker in self._workers:
-            results.extend(self._call_group(worker, name, args, kwargs))
-        return tuple(results)
+        self._assert_usable()
+        self._drain()
+        round_ = self._run(self._workers, Command.CALL, lambda _: (name, args, kwargs))
+        return tuple(result for w in self._workers for result in round_.results[w.index])
 
     def set_attr(self, name: str, values: Any) -> None:
         """Set attribute ``name`` of the sub-environments (one value each, or one for all).
 
         Raises:
-            ValueError: if a list/tuple's length is not :attr:`num_envs`.
+            ClosedEnvironmentError: after :meth:`close`.
+            ValueError: if a list/tuple's length is not :attr:`num_envs`, or differing values
+                are given to one natively batched group.
         """
+        self._assert_usable()
         values = values_per_env(values, self.num_envs)
-        for worker in self._workers:
-            group_values = list(values[worker.start : worker.stop])
-            self._call_group(worker, "_setattr", (name, group_values), {})
-
-    def _call_group(self, worker: _Worker, name: str, args: tuple, kwargs: dict) -> Any:
         self._drain()
-        self._dispatch([worker], Command.CALL, lambda _: (name, args, kwargs))
-        self._wait([worker])
-        if self._block["status"][worker.index] == Status.ERROR:
-            for failed, what in self._collect([worker], {}):
-                self._fail(failed, what, may_restart=False)
-        (result,) = self._receive(worker)
-        if isinstance(result, Exception):
-            raise result
-        return result
+        self._run(
+            self._workers,
+            Command.CALL,
+            lambda w: ("_setattr", (name, list(values[w.start : w.stop])), {}),
+        )
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
         """Return attribute ``name`` of every sub-environment."""
@@ -630,16 +1083,21 @@ class PoolVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         return None if all(frame is None for frame in frames) else frames
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Stop every worker (killing those that do not stop) and free the shared block."""
+        """Stop every worker and free the shared block.
+
+        Workers get a few seconds to close their sub-envs, then are terminated, then killed.
+        """
         self._finalizer()
 
 
-class _Restart(Exception):
-    """Internal signal: ``worker`` failed and is to be restarted."""
-
-    def __init__(self, worker: _Worker, what: str):
-        super().__init__(what)
-        self.worker = worker
+def _reason(failure: _Failure) -> str:
+    if failure.report is None:
+        return f"the worker {failure.what}."
+    report = failure.report
+    return (
+        f"{report.error_type.__name__}: {report.message}\nThe worker's traceback:\n"
+        f"{report.traceback}"
+    )
 
 
 def _first_batch(done: list[_Worker], enough: int) -> list[_Worker]:
@@ -648,7 +1106,7 @@ def _first_batch(done: list[_Worker], enough: int) -> list[_Worker]:
         if count >= enough:
             break
         batch.append(worker)
-        count += worker.stop - worker.start
+        count += worker.size
     return batch
 
 
@@ -669,3 +1127,16 @@ def _select_rows(value: Any, ids: np.ndarray) -> Any:
     if isinstance(value, dict):
         return {key: _select_rows(item, ids) for key, item in value.items()}
     return value[ids]
+
+
+def _take(batch: Any, ids: np.ndarray) -> Any:
+    if isinstance(batch, dict):
+        return {key: _take(value, ids) for key, value in batch.items()}
+    if isinstance(batch, tuple):
+        return tuple(_take(value, ids) for value in batch)
+    return batch[ids]
+
+
+def _row(space: Any, group: Any, offset: int, size: int) -> Any:
+    """Sub-env ``offset``'s observation out of a group's batch of ``size``."""
+    return list(iterate(batch_space(space, size), group))[offset]

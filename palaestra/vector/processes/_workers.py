@@ -100,18 +100,53 @@ class Workers:
     ) -> None:
         """Start a worker running ``target(*arguments(child_pipe, parent_pipe))``."""
         index = len(self.processes)
+        self.pipes.append(None)
+        self.processes.append(None)
+        self._owed.append(0)
+        self._checks.append(_no_readiness)
+        self._launch(index, context, target, name, daemon, arguments)
+
+    def replace(
+        self,
+        index: int,
+        context: Any,
+        target: Callable[..., None],
+        name: str,
+        daemon: bool,
+        arguments: Callable[[Any, Any], tuple[Any, ...]],
+    ) -> None:
+        """End worker ``index`` (if it still runs) and start a new one in its place."""
+        self.forget(index)
+        stop_process(self.processes[index])
+        self.failed.discard(index)
+        self._launch(index, context, target, name, daemon, arguments)
+
+    def _launch(
+        self,
+        index: int,
+        context: Any,
+        target: Callable[..., None],
+        name: str,
+        daemon: bool,
+        arguments: Callable[[Any, Any], tuple[Any, ...]],
+    ) -> None:
         parent_pipe, child_pipe = context.Pipe()
         process = context.Process(
             target=target, name=f"{name}-{index}", args=arguments(child_pipe, parent_pipe)
         )
         process.daemon = daemon
-        self.pipes.append(parent_pipe)
-        self.processes.append(process)
-        self._owed.append(0)
-        self._checks.append(_no_readiness)
-        process.start()
-        child_pipe.close()
+        self.pipes[index] = parent_pipe
+        self.processes[index] = process
+        self._owed[index] = 0
+        try:
+            process.start()
+        finally:
+            child_pipe.close()
         self._watch(index, parent_pipe, process.sentinel)
+
+    def expect(self, index: int) -> None:
+        """Note that worker ``index`` owes one more reply, to a command sent by other means."""
+        self._owed[index] += 1
 
     def _watch(self, index: int, pipe: Any, sentinel: int) -> None:
         self._checks[index] = _readiness_check(pipe, sentinel)
@@ -134,11 +169,16 @@ class Workers:
         self._owed[index] = 0
         self.unresponsive.discard(index)
 
-    def shut_down(self, grace: float) -> None:
+    def shut_down(self, grace: float, ask_to_close: Callable[[int], None] | None = None) -> None:
         """End every worker: ``close`` within ``grace`` seconds, then terminate, then kill.
 
         Workers that already missed a deadline are not waited for again. If another thread
         is waiting for replies, the workers are ended at once (no polite phase).
+
+        Args:
+            grace: seconds the workers get to end by themselves.
+            ask_to_close: asks worker ``i`` to end, for workers told by other means than a
+                ``("close", None)`` message (which is answered by one last reply).
         """
         deadline = time.monotonic() + grace
         if not self._waiting.acquire(blocking=False):
@@ -150,7 +190,13 @@ class Workers:
                 self.forget(index)
             return
         self._waiting.release()
-        if grace > 0:
+        if grace > 0 and ask_to_close is not None:
+            polite = [i for i in self.live() if i not in self.unresponsive]
+            for index in polite:
+                ask_to_close(index)
+            for index in polite:
+                self.processes[index].join(max(0.0, deadline - time.monotonic()))
+        elif grace > 0:
             busy = [i for i in self.live() if self._owed[i] > 0 and i not in self.unresponsive]
             self.collect(busy, deadline)
             polite = [i for i in self.live() if self._owed[i] == 0]
