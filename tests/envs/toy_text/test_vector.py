@@ -1,0 +1,133 @@
+"""The natively batched toy-text envs equal make_vec(..., "sync") in every autoreset mode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import palaestra
+from palaestra.envs.registration import load_env_creator
+from palaestra.envs.toy_text._streams import TableStreams
+from palaestra.envs.toy_text.vector import (
+    BlackjackVectorEnv,
+    CliffWalkingVectorEnv,
+    FrozenLakeVectorEnv,
+    TaxiVectorEnv,
+)
+from palaestra.vector import AutoresetMode
+from tests.envs.toy_text.conftest import VARIANT_IDS, VARIANTS, assert_same_value
+
+
+def make_pair(env_id, num_envs, mode, kwargs, use_arrays):
+    sync = palaestra.make_vec(
+        env_id,
+        num_envs,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": mode},
+        **kwargs,
+    )
+    spec = palaestra.spec(env_id)
+    native = load_env_creator(spec.vector_entry_point)(
+        num_envs=num_envs,
+        max_episode_steps=spec.max_episode_steps,
+        autoreset_mode=mode,
+        **{**spec.kwargs, **kwargs},
+    )
+    # Both stream kinds (Generator objects, array-stepped states) at a small size.
+    native.generators = TableStreams(num_envs, use_arrays=use_arrays)
+    native._every_row = native.generators.rows()
+    return sync, native
+
+
+def assert_same_run(sync, native, seed, steps, mode):
+    assert_same_value(native.reset(seed=seed), sync.reset(seed=seed), "reset")
+    rng = np.random.default_rng(seed)
+    for step in range(steps):
+        actions = rng.integers(0, sync.single_action_space.n, sync.num_envs)
+        expected = sync.step(actions)
+        assert_same_value(native.step(actions), expected, f"step {step}")
+        ended = expected[2] | expected[3]
+        if mode is AutoresetMode.DISABLED and ended.any():
+            assert_same_value(
+                native.reset(options={"reset_mask": ended}),
+                sync.reset(options={"reset_mask": ended}),
+                "reset_mask",
+            )
+
+
+@pytest.mark.parametrize("use_arrays", [False, True], ids=["generators", "arrays"])
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda mode: mode.value)
+@pytest.mark.parametrize(("env_id", "kwargs"), VARIANTS, ids=VARIANT_IDS)
+def test_native_equals_sync(env_id, kwargs, mode, use_arrays):
+    sync, native = make_pair(env_id, 5, mode, kwargs, use_arrays)
+    assert_same_run(sync, native, seed=3, steps=120, mode=mode)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "cls"),
+    [
+        ("FrozenLake-v1", FrozenLakeVectorEnv),
+        ("FrozenLake8x8-v1", FrozenLakeVectorEnv),
+        ("CliffWalking-v1", CliffWalkingVectorEnv),
+        ("CliffWalkingSlippery-v1", CliffWalkingVectorEnv),
+        ("Taxi-v4", TaxiVectorEnv),
+        ("Blackjack-v1", BlackjackVectorEnv),
+    ],
+)
+def test_make_vec_defaults_to_the_native_env_with_the_spec_time_limit(env_id, cls):
+    envs = palaestra.make_vec(env_id, num_envs=3)
+    assert type(envs) is cls
+    assert envs.max_episode_steps == palaestra.spec(env_id).max_episode_steps
+    assert envs.single_observation_space == palaestra.make(env_id).observation_space
+
+
+def test_large_batch_equals_sync_with_array_streams():
+    sync = palaestra.make_vec("FrozenLake-v1", 300, vectorization_mode="sync")
+    native = palaestra.make_vec("FrozenLake-v1", 300)
+    assert native.generators.use_arrays
+    assert_same_run(sync, native, seed=9, steps=40, mode=AutoresetMode.NEXT_STEP)
+
+
+def test_np_random_snapshots_continue_as_the_sub_envs_generators():
+    native = TaxiVectorEnv(num_envs=2, fickle_passenger=True)
+    native.generators = TableStreams(2, use_arrays=True)
+    native.reset(seed=5)
+    native.generators.bounded(np.array([0]), 3)  # leaves half a 64-bit draw buffered
+    snapshot = native.np_random[0]
+    assert float(native.generators.doubles(np.array([0]))[0]) == snapshot.random()
+    assert int(native.generators.bounded(np.array([0]), 13)[0]) == int(snapshot.integers(0, 13))
+    assert native.np_random_seed == (5, 6)
+
+
+def test_rgb_array_render_returns_the_single_envs_frame_per_sub_env():
+    native = palaestra.make_vec("CliffWalking-v1", num_envs=2, render_mode="rgb_array")
+    native.reset(seed=0)
+    native.step(np.array([0, 1]))
+    frames = native.render()
+    single = palaestra.make("CliffWalking-v1", render_mode="rgb_array").unwrapped
+    single.reset(seed=0)
+    single.s = 24
+    assert len(frames) == 2 and np.array_equal(frames[0], single.render())
+
+
+def test_blackjack_batch_renders_each_table():
+    native = palaestra.make_vec("Blackjack-v1", num_envs=2, render_mode="rgb_array")
+    native.reset(seed=1)
+    frames = native.render()
+    assert [frame.shape for frame in frames] == [(376, 384, 3), (376, 384, 3)]
+
+
+def test_out_of_range_actions_are_rejected_with_the_space():
+    native = palaestra.make_vec("Taxi-v4", num_envs=2)
+    native.reset(seed=0)
+    with pytest.raises(ValueError, match=r"outside the action space MultiDiscrete\(\[6 6\]\)"):
+        native.step(np.array([0, 6]))
+
+
+def test_disabled_autoreset_refuses_to_step_an_ended_sub_env():
+    native = CliffWalkingVectorEnv(num_envs=1, autoreset_mode="Disabled")
+    native.reset(seed=0)
+    native.state[0] = 35
+    assert native.step(np.array([2]))[2].tolist() == [True]
+    with pytest.raises(RuntimeError, match="reset_mask"):
+        native.step(np.array([0]))
