@@ -117,10 +117,11 @@ def test_blackjack_batch_renders_each_table():
     assert [frame.shape for frame in frames] == [(376, 384, 3), (376, 384, 3)]
 
 
-def test_out_of_range_actions_are_rejected_with_the_space():
+def test_out_of_range_actions_are_rejected_naming_the_valid_range():
     native = palaestra.make_vec("Taxi-v4", num_envs=2)
     native.reset(seed=0)
-    with pytest.raises(ValueError, match=r"outside the action space MultiDiscrete\(\[6 6\]\)"):
+    # The native base's check (its exception type is the base's business).
+    with pytest.raises((AssertionError, ValueError), match=r"\[0, 5\]"):
         native.step(np.array([0, 6]))
 
 
