@@ -1,8 +1,9 @@
-"""Render one picture of each classic-control environment.
+"""Render one picture of each classic-control and Box2D environment.
 
 The pictures go to ``docs/images/<env id>.png`` for the README. With ``--reference`` the same
-frames are also written to ``tests/data/classic_control/``, where the rendering tests compare
-fresh frames with them; regenerate them only after an intended change to the drawing.
+classic-control frames are also written to ``tests/data/classic_control/``, where the rendering
+tests compare fresh frames with them; regenerate them only after an intended change to the
+drawing. (The Box2D rendering tests compare frames with Gymnasium's directly.)
 
 Each picture is a fixed scene: a seeded reset followed by a few steps of a simple
 deterministic policy, so the car is on a slope, the pendulum shows its torque arrow, and so on.
@@ -41,6 +42,20 @@ def _swing_with_the_elbow(observation: np.ndarray) -> int:
     return 2 if observation[5] >= 0 else 0
 
 
+def _land(observation: np.ndarray) -> int:
+    from types import SimpleNamespace
+
+    from palaestra.envs.box2d.lunar_lander import heuristic
+
+    return heuristic(SimpleNamespace(unwrapped=SimpleNamespace(continuous=False)), observation)
+
+
+def _walker_gait() -> Callable[[np.ndarray], np.ndarray]:
+    from palaestra.envs.box2d.bipedal_walker import BipedalWalkerHeuristics
+
+    return BipedalWalkerHeuristics().step_heuristic
+
+
 # env id -> (reset seed, number of steps, policy mapping an observation to an action)
 SCENES: dict[str, tuple[int, int, Callable[[np.ndarray], Any]]] = {
     "CartPole-v1": (0, 8, lambda observation: 1),
@@ -49,6 +64,14 @@ SCENES: dict[str, tuple[int, int, Callable[[np.ndarray], Any]]] = {
     "Pendulum-v1": (0, 6, lambda observation: np.array([1.5], dtype=np.float32)),
     "Acrobot-v1": (0, 12, _swing_with_the_elbow),
 }
+BOX2D_SCENES: dict[str, tuple[int, int, Callable[..., Any]]] = {
+    "LunarLander-v3": (2, 75, _land),
+    "BipedalWalker-v3": (0, 140, _walker_gait),
+    "CarRacing-v3": (0, 70, lambda observation: np.array([0.0, 0.5, 0.0], dtype=np.float32)),
+}
+SCENES.update(BOX2D_SCENES)
+# Scenes whose policy keeps state: their entry is a factory, called afresh for every scene.
+POLICY_FACTORIES = {"BipedalWalker-v3"}
 
 
 def render_scene(env_id: str) -> np.ndarray:
@@ -56,6 +79,8 @@ def render_scene(env_id: str) -> np.ndarray:
     import palaestra
 
     seed, steps, policy = SCENES[env_id]
+    if env_id in POLICY_FACTORIES:
+        policy = policy()
     env = palaestra.make(env_id, render_mode="rgb_array")
     observation, _ = env.reset(seed=seed)
     for _ in range(steps):
@@ -91,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
     for env_id in SCENES:
         frame = render_scene(env_id)
         targets = [args.out / f"{env_id}.png"]
-        if args.reference:
+        if args.reference and env_id not in BOX2D_SCENES:
             targets.append(REFERENCES / f"{env_id}.png")
         for target in targets:
             save_png(frame, target)
