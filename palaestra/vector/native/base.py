@@ -44,7 +44,12 @@ import numpy as np
 
 from palaestra import error, spaces
 from palaestra.core import Env
-from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
+from palaestra.vector._arguments import (
+    autoreset_mode_from,
+    seeds_per_env,
+    split_reset_mask,
+    values_per_env,
+)
 from palaestra.vector.native.accelerator import resolve_accelerator
 from palaestra.vector.native.bookkeeping import NO_LIMIT, close_step
 from palaestra.vector.native.generators import GeneratorBatch, GeneratorRows
@@ -58,6 +63,7 @@ Transition = tuple[np.ndarray, np.ndarray, np.ndarray]
 # The ufunc's own reduction: ndarray.max() adds two Python-level calls, a third of its cost
 # on a small batch.
 _largest = np.maximum.reduce
+_all = np.logical_and.reduce
 
 
 class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
@@ -135,6 +141,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._has_fresh = False
         self._every_row = self.generators.rows()
         self._action_shape = self.action_space.shape
+        self._sub_env_attributes: dict[str, list[Any]] = {}
         self._action_bounds = None
         if isinstance(self.single_action_space, spaces.Discrete):
             start = int(self.single_action_space.start)
@@ -214,7 +221,9 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             ValueError: for a seed list of the wrong length, a bad ``reset_mask`` or bad
                 options of the single environment.
             TypeError: for a ``reset_mask`` that is not a boolean numpy array.
+            palaestra.error.ClosedEnvironmentError: after :meth:`close`.
         """
+        self._refuse_if_closed()
         seeds = seeds_per_env(seed, self.num_envs)
         mask, options = split_reset_mask(options, self.num_envs)
         indices = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
@@ -258,9 +267,13 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
         Raises:
             palaestra.error.ResetNeeded: before the first ``reset``.
-            ValueError: for actions of the wrong shape or outside the action space.
+            palaestra.error.ClosedEnvironmentError: after :meth:`close`.
+            ValueError: for actions of the wrong shape.
+            AssertionError: for Discrete actions outside the action space (as Gymnasium).
             RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
         """
+        if self.closed:
+            self._refuse_if_closed()
         if self.state is None:
             raise error.ResetNeeded(
                 f"Cannot call `{type(self).__name__}.step` before `reset`; call reset() first."
@@ -373,16 +386,127 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             low, high = self._action_bounds
             # Shifted to start at 0 and read as unsigned, every bad action (below or above)
             # exceeds high - low: one reduction instead of a min and a max.
-            integers = actions.astype(np.int64, copy=False)
+            if actions.dtype.kind in "iu":
+                integers = actions.astype(np.int64, copy=False)
+            else:
+                # Fractions and NaN are not in a Discrete space (Gymnasium rejects them too).
+                with np.errstate(invalid="ignore"):
+                    integers = actions.astype(np.int64)
+                if not _all(integers == actions):
+                    raise self.invalid_actions(actions)
             shifted = integers - low if low else integers
             if _largest(shifted.view(np.uint64)) >= high - low:
-                raise ValueError(
-                    f"Actions {actions.tolist()} are outside the action space "
-                    f"{self.action_space}; each must be an integer in [{low}, {high - 1}]."
-                )
+                raise self.invalid_actions(actions)
             # Integers, so that the actions can index tables.
             return integers
         return actions
+
+    def invalid_actions(self, actions: np.ndarray) -> AssertionError:
+        """Return the error for Discrete ``actions`` outside the space (Gymnasium's type, text).
+
+        Example:
+            >>> from palaestra.envs.classic_control.vector import CartPoleVectorEnv
+            >>> print(CartPoleVectorEnv(2).invalid_actions(np.array([0, 2])))
+            array([0, 2]) (<class 'numpy.ndarray'>) invalid: each action must be an integer in [0, 1] (an element of Discrete(2)).
+        """  # noqa: E501
+        space = self.single_action_space
+        low = int(getattr(space, "start", 0))
+        high = low + int(getattr(space, "n", 0))
+        return AssertionError(
+            f"{actions!r} ({type(actions)}) invalid: each action must be an integer in "
+            f"[{low}, {high - 1}] (an element of {self.single_action_space})."
+        )
+
+    def _refuse_if_closed(self) -> None:
+        if self.closed:
+            raise error.ClosedEnvironmentError(
+                f"Trying to operate on `{type(self).__name__}`, after a call to `close()`; "
+                "build a new vector env instead."
+            )
+
+    # Attributes of the sub-environments ----------------------------------------------------
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """Return attribute ``name`` of every sub-environment.
+
+        The sub-environments are rows of one batch: an attribute set with :meth:`set_attr`
+        is returned per sub-env, ``np_random`` and ``np_random_seed`` per stream, and any
+        other attribute is the single environment's (the same for every sub-env).
+
+        Raises:
+            AttributeError: if no sub-environment has attribute ``name``.
+
+        Example:
+            >>> from palaestra.envs.classic_control.vector import CartPoleVectorEnv
+            >>> CartPoleVectorEnv(2).get_attr("action_space")
+            (Discrete(2), Discrete(2))
+        """
+        return tuple(self._attribute_values(name))
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Call ``name`` on every sub-environment, or read it when it is not callable.
+
+        Only values set with :meth:`set_attr` can be called: the single environment's own
+        methods would act on a state that is not any sub-environment's.
+
+        Raises:
+            AttributeError: for an unknown name, or a method of the single environment.
+
+        Example:
+            >>> from palaestra.envs.classic_control.vector import CartPoleVectorEnv
+            >>> envs = CartPoleVectorEnv(2)
+            >>> envs.set_attr("scale", [1, 2])
+            >>> envs.call("scale")
+            (1, 2)
+        """
+        if name not in self._sub_env_attributes and callable(getattr(self.single_env, name, None)):
+            raise AttributeError(
+                f"{type(self).__name__} steps its sub-environments as rows of one batch, so "
+                f"it has no sub-environment objects whose method {name!r} could be called; "
+                "use the vector env's own methods, or make_vec(..., vectorization_mode='sync')."
+            )
+        return tuple(
+            value(*args, **kwargs) if callable(value) else value
+            for value in self._attribute_values(name)
+        )
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set attribute ``name`` per sub-environment (a list/tuple of one value each, or one).
+
+        Raises:
+            ValueError: for a list/tuple whose length is not ``num_envs``.
+            AttributeError: for an attribute the single environment has: all sub-envs share
+                its parameters and state layout, so they cannot differ per sub-env.
+
+        Example:
+            >>> from palaestra.envs.classic_control.vector import CartPoleVectorEnv
+            >>> envs = CartPoleVectorEnv(2)
+            >>> envs.set_attr("label", "left")
+            >>> envs.get_attr("label")
+            ('left', 'left')
+        """
+        values = values_per_env(values, self.num_envs)
+        if name not in self._sub_env_attributes and hasattr(self.single_env, name):
+            raise AttributeError(
+                f"{type(self).__name__} shares the single environment's {name!r} across all "
+                "its sub-environments and cannot set it per sub-env; pass it to make_vec "
+                f"(e.g. make_vec(id, n, {name}=...)) or use vectorization_mode='sync'."
+            )
+        self._sub_env_attributes[name] = list(values)
+
+    def _attribute_values(self, name: str) -> list[Any]:
+        if name in self._sub_env_attributes:
+            return self._sub_env_attributes[name]
+        if name in ("np_random", "np_random_seed", "render_mode"):
+            value = getattr(self, name)
+            return list(value) if name != "render_mode" else [value] * self.num_envs
+        try:
+            value = getattr(self.single_env, name)
+        except AttributeError as e:
+            raise AttributeError(
+                f"The sub-environments of {type(self).__name__} have no attribute {name!r}."
+            ) from e
+        return [value] * self.num_envs
 
     def render(self) -> tuple[np.ndarray, ...] | None:
         """Return one ``(H, W, 3)`` uint8 frame per sub-environment, drawn as the single env.

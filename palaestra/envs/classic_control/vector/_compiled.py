@@ -137,7 +137,8 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
 
     Returns:
         ``advance(states, actions) -> (next_states, rewards, terminations)``; it raises
-        ``ValueError`` for an action other than 0 or 1 (checked inside the compiled loop).
+        ``AssertionError`` (as Gymnasium) for an action other than 0 or 1 (checked inside the
+        compiled loop).
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.cartpole import CartPoleParams
@@ -168,11 +169,11 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
     def advance(states: np.ndarray, actions: np.ndarray) -> Any:
         try:
             return row_loop(states, actions)
-        except ValueError as e:
-            raise ValueError(
-                f"Actions {actions.tolist()} are outside the action space of CartPole; each "
-                "must be 0 (push left) or 1 (push right)."
-            ) from e
+        except ValueError:
+            raise AssertionError(
+                f"{actions!r} ({type(actions)}) invalid: each action must be 0 (push left) or "
+                "1 (push right) (an element of Discrete(2))."
+            ) from None
 
     return advance
 
