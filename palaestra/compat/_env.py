@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, SupportsFloat
 
 import gymnasium
+import numpy as np
 
 from palaestra import spaces
 from palaestra.compat._spaces import from_gymnasium_space, graph_converter, to_gymnasium_space
@@ -23,13 +24,19 @@ def _inner_generator(env: Any) -> Any:
     return env.unwrapped
 
 
+def _array_to_scalar(observation: Any) -> Any:
+    """Return a 0-d array (a JAX env's ``Discrete`` observation) as a numpy scalar."""
+    return observation[()] if isinstance(observation, np.ndarray) else observation
+
+
 class ToGymnasium(gymnasium.Env):
     """A palaestra environment seen as a real :class:`gymnasium.Env`.
 
     Spaces are converted to ``gymnasium.spaces`` (recursively, sharing their generators);
     ``reset``, ``step``, ``render`` and ``close`` go to the palaestra env, whose ``np_random``
     this adapter's ``np_random`` (and ``unwrapped._np_random``) is; rewards come back as
-    Python floats. ``metadata`` and ``render_mode`` are the inner env's; ``spec`` is a
+    Python floats and 0-d array observations of a ``Discrete`` space as numpy scalars (what
+    Stable-Baselines3 accepts). ``metadata`` and ``render_mode`` are the inner env's; ``spec`` is a
     Gymnasium ``EnvSpec`` with the palaestra spec's id and settings. Attributes the adapter
     lacks are looked up on the inner env by ``get_wrapper_attr``.
 
@@ -61,6 +68,8 @@ class ToGymnasium(gymnasium.Env):
         self._observation_out = graph_converter(
             env.observation_space, gymnasium.spaces.GraphInstance
         )
+        if isinstance(env.observation_space, spaces.Discrete):
+            self._observation_out = _array_to_scalar
         self._action_in = graph_converter(env.action_space, spaces.GraphInstance)
         self._spec_override: Any = None
 

@@ -2,7 +2,9 @@
 
 The ids are read from the registry when the tests are collected, so environments that land
 later are covered without editing this file; ids whose optional dependency is missing are
-skipped with the reason (``pytest -rs`` lists them).
+skipped with the reason (``pytest -rs`` lists them). JAX environments (``metadata["jax"]``)
+go behind :class:`~palaestra.wrappers.JaxToNumpy` first, as an SB3 user would put them: SB3
+and Gymnasium's checker want numpy arrays.
 """
 
 from __future__ import annotations
@@ -15,6 +17,17 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from palaestra.compat import from_gymnasium, to_gymnasium
 from tests.compat.conftest import assert_same, make_or_skip, registered_ids, run_episode_steps
+
+
+def numpy_env(env_id: str):
+    """Make ``env_id`` (or skip); a JAX env is wrapped to take and give numpy arrays."""
+    env = make_or_skip(env_id)
+    if env.metadata.get("jax", False):
+        from palaestra.wrappers import JaxToNumpy
+
+        env = JaxToNumpy(env)
+    return env
+
 
 STEPS = 120
 
@@ -30,7 +43,7 @@ def _quiet_checker_warnings():
 
 @pytest.mark.parametrize("env_id", registered_ids())
 def test_sb3_check_env_passes_through_to_gymnasium(env_id):
-    env = to_gymnasium(make_or_skip(env_id))
+    env = to_gymnasium(numpy_env(env_id))
 
     sb3_check_env(env, warn=False)
     env.close()
@@ -38,7 +51,7 @@ def test_sb3_check_env_passes_through_to_gymnasium(env_id):
 
 @pytest.mark.parametrize("env_id", registered_ids())
 def test_gymnasium_check_env_passes_through_to_gymnasium(env_id):
-    env = to_gymnasium(make_or_skip(env_id))
+    env = to_gymnasium(numpy_env(env_id))
 
     gymnasium_check_env(env, skip_render_check=True)
     env.close()
