@@ -1,4 +1,8 @@
-"""Registers the classic-control environments (imported by :mod:`palaestra.envs`)."""
+"""Registers the classic-control environments (imported by :mod:`palaestra.envs`).
+
+The vector entry points are the natively batched envs (:mod:`palaestra.vector.native`);
+CartPole's is at Gymnasium's path, ``envs.classic_control.cartpole:CartPoleVectorEnv``.
+"""
 
 from palaestra.envs.registration import register
 
@@ -7,14 +11,14 @@ _CLASSIC = "palaestra.envs.classic_control"
 register(
     id="CartPole-v0",
     entry_point=f"{_CLASSIC}.cartpole:CartPoleEnv",
-    vector_entry_point=f"{_CLASSIC}.vector.cartpole:CartPoleVectorEnv",
+    vector_entry_point=f"{_CLASSIC}.cartpole:CartPoleVectorEnv",
     max_episode_steps=200,
     reward_threshold=195.0,
 )
 register(
     id="CartPole-v1",
     entry_point=f"{_CLASSIC}.cartpole:CartPoleEnv",
-    vector_entry_point=f"{_CLASSIC}.vector.cartpole:CartPoleVectorEnv",
+    vector_entry_point=f"{_CLASSIC}.cartpole:CartPoleVectorEnv",
     max_episode_steps=500,
     reward_threshold=475.0,
 )

@@ -247,3 +247,11 @@ def test_compiled_steps_load_from_the_disk_cache_in_a_new_process(tmp_path):
         for _ in range(2)
     ]
     assert runs == ["0", "1"]
+
+
+def test_cartpoles_vector_entry_point_is_at_gymnasiums_path():
+    import gymnasium
+
+    ours = gym.spec("CartPole-v1").vector_entry_point
+    theirs = gymnasium.spec("CartPole-v1").vector_entry_point
+    assert ours.removeprefix("palaestra.") == theirs.removeprefix("gymnasium.")
