@@ -3,7 +3,7 @@
 Every id, several seeds, random and heuristic actions and every constructor option: the
 observations (CarRacing's are pixels), rewards, flags and infos must be identical, across
 episode boundaries too. The default suite runs LunarLander for 1,000+ steps per case, the
-walker for 600 and CarRacing for a little over a hundred (its every step draws a frame on both
+walker for 600 and CarRacing for 80 (its every step draws a frame on both
 sides); the ``slow`` cases run every id for 1,000-2,000 steps.
 """
 
@@ -112,11 +112,11 @@ CAR_OPTIONS = [
 
 @pytest.mark.parametrize(("options", "continuous"), CAR_OPTIONS, ids=lambda o: str(o))
 def test_car_racing_pixels_and_rewards_match_gymnasium(gymnasium, options, continuous):
-    run_side_by_side(gymnasium, "CarRacing-v3", 1, 110, driving_policy(continuous), options)
+    run_side_by_side(gymnasium, "CarRacing-v3", 1, 80, driving_policy(continuous), options)
 
 
 def test_car_racing_matches_gymnasium_under_random_actions(gymnasium):
-    run_side_by_side(gymnasium, "CarRacing-v3", 2, 110, random_policy())
+    run_side_by_side(gymnasium, "CarRacing-v3", 2, 80, random_policy())
 
 
 def test_car_racing_laps_end_episodes_as_in_gymnasium(gymnasium):
