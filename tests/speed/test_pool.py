@@ -161,7 +161,7 @@ def test_a_sub_env_exception_keeps_its_type_and_names_the_sub_envs():
     envs.step(np.zeros(4, dtype=np.int64))
     with pytest.raises(ValueError, match="boom at step 2") as caught:
         envs.step(np.zeros(4, dtype=np.int64))
-    assert "sub-environments [2, 3] (pool worker 1) of PoolVectorEnv" in str(caught.value)
+    assert "sub-environments [0, 1] (pool worker 0) of PoolVectorEnv" in str(caught.value)
     assert 'in step\n    raise ValueError("boom at step 2")' in str(caught.value)
     with pytest.raises(WorkerError, match=r"worker 0 \(sub-environments \[0, 1\]\)"):
         envs.step(np.zeros(4, dtype=np.int64))

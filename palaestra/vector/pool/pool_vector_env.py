@@ -22,6 +22,7 @@ Workers are started, watched, stopped and their errors transported by
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -461,7 +462,9 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             block["sequence"][index] += 1
             in_flight.add(index)
             if payload is not None:
-                self._pipe(worker).send(payload(worker))
+                # A dead worker cannot take it; waiting for it reports how it ended.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self._pipe(worker).send(payload(worker))
             worker.wake.release()
 
     def _receive(self, worker: _Worker) -> Any:
@@ -571,15 +574,18 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             for failure in round_.failures:
                 self._processes.forget(failure.worker.index)
                 self._lost[failure.worker.index] = failure.what
-            # As in AsyncVectorEnv (and Gymnasium), the last failure is raised.
-            raise self._exception(max(round_.failures, key=lambda f: f.worker.index))
+            # As a sync vector env would, the first sub-env's failure is raised.
+            raise self._exception(min(round_.failures, key=lambda f: f.worker.index))
         for failure in round_.failures:
             self._restart(failure, round_)
             round_.restarted.append(failure.worker)
+            round_.results.setdefault("reasons", {})[failure.worker.index] = _reason(
+                failure, short=True
+            )
         if round_.restarted:
             self._mark_restarted(round_)
         if round_.argument_errors:
-            worker, report = max(round_.argument_errors, key=lambda item: item[0].index)
+            worker, report = min(round_.argument_errors, key=lambda item: item[0].index)
             raise self._exception(_Failure(worker, "raised an exception", report))
 
     def _exception(self, failure: _Failure, exhausted: bool = False) -> BaseException:
@@ -667,9 +673,11 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         mask = np.zeros(self.num_envs, dtype=np.bool_)
         reasons = np.full(self.num_envs, None, dtype=object)
         previous = round_.results.pop("previous", {})
+        why = round_.results.pop("reasons", {})
         for worker in round_.restarted:
             mask[worker.start : worker.stop] = True
-            reasons[worker.start : worker.stop] = "worker failed and was restarted"
+            for row in range(worker.start, worker.stop):
+                reasons[row] = why.get(worker.index)
         block = self._block
         block["rewards"][mask] = 0.0
         block["terminations"][mask] = False
@@ -1054,6 +1062,10 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._assert_usable()
         self._drain()
         round_ = self._run(self._workers, Command.CALL, lambda _: (name, args, kwargs))
+        if round_.restarted:
+            # A restarted worker lost the call with its process: ask its replacement.
+            retry = self._run(round_.restarted, Command.CALL, lambda _: (name, args, kwargs))
+            round_.results.update(retry.results)
         return tuple(result for w in self._workers for result in round_.results[w.index])
 
     def set_attr(self, name: str, values: Any) -> None:
@@ -1067,11 +1079,13 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._assert_usable()
         values = values_per_env(values, self.num_envs)
         self._drain()
-        self._run(
-            self._workers,
-            Command.CALL,
-            lambda w: ("_setattr", (name, list(values[w.start : w.stop])), {}),
-        )
+
+        def arguments(worker: _Worker) -> tuple:
+            return "_setattr", (name, list(values[worker.start : worker.stop])), {}
+
+        round_ = self._run(self._workers, Command.CALL, arguments)
+        if round_.restarted:
+            self._run(round_.restarted, Command.CALL, arguments)
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
         """Return attribute ``name`` of every sub-environment."""
@@ -1090,10 +1104,13 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._finalizer()
 
 
-def _reason(failure: _Failure) -> str:
+def _reason(failure: _Failure, short: bool = False) -> str:
+    """Say why a worker failed: its exception with the traceback, or how it died."""
     if failure.report is None:
-        return f"the worker {failure.what}."
+        return f"the worker {failure.what}." if not short else f"the worker {failure.what}"
     report = failure.report
+    if short:
+        return f"{report.error_type.__name__}: {report.message}"
     return (
         f"{report.error_type.__name__}: {report.message}\nThe worker's traceback:\n"
         f"{report.traceback}"
