@@ -73,11 +73,13 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         num_threads: threads stepping the batch (the caller's included); ``None``: one per
             core this process may use.
         render_mode: ``None`` or ``"rgb_array"`` (``render`` returns one frame per sub-env).
+        accelerator: accepted for the other native envs' interface; the physics runs in
+            MuJoCo's C threads and the numpy bookkeeping is the same for every choice.
         **env_kwargs: the single environment's arguments (``xml_file``, reward weights, ...).
 
     Raises:
         ValueError: for ``num_envs < 1``, ``num_threads < 1``, an unknown autoreset mode or
-            a render mode other than ``None`` and ``"rgb_array"``.
+            accelerator, or a render mode other than ``None`` and ``"rgb_array"``.
     """
 
     def __init__(
@@ -88,8 +90,14 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         num_threads: int | None = None,
         render_mode: str | None = None,
+        accelerator: str | None = None,
         **env_kwargs: Any,
     ):
+        if accelerator not in (None, "auto", "numpy", "numba"):
+            raise ValueError(
+                f"Unknown accelerator {accelerator!r}; choose 'auto', 'numpy' or 'numba' (MuJoCo "
+                "steps in C threads whichever is chosen)."
+            )
         if isinstance(env_class, str):
             module, name = env_class.split(":")
             env_class = getattr(importlib.import_module(module), name)
@@ -345,11 +353,15 @@ def _batched(info: dict[str, Any], num_envs: int) -> dict[str, Any]:
 
 
 def _clear_rows(infos: dict[str, Any], rows: np.ndarray) -> None:
-    """Drop ``rows`` from every key of a batched info (value zeroed, mask cleared)."""
-    for key in list(infos):
-        if not key.startswith("_"):
+    """Drop ``rows`` from every key of a batched info (value zeroed, mask cleared); a key
+    no row supplies any more is dropped."""
+    for key in [key for key in infos if not key.startswith("_")]:
+        mask = infos[f"_{key}"]
+        mask[rows] = False
+        if not mask.any():
+            del infos[key], infos[f"_{key}"]
+        else:
             infos[key][rows] = 0
-            infos[f"_{key}"][rows] = False
 
 
 def _row_of_batch(infos: dict[str, Any], row: int) -> dict[str, Any]:

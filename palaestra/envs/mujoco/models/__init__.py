@@ -59,6 +59,9 @@ def build_spec(name: str) -> mujoco.MjSpec:
 def build_model(name: str) -> mujoco.MjModel:
     """Compile the built-in model ``name`` (e.g. ``"hopper.xml"``).
 
+    A model module's ``finish(model)``, where it has one, completes the compiled model
+    (the HalfCheetah's total mass).
+
     Raises:
         KeyError: for a name that is not a built-in model.
 
@@ -66,4 +69,9 @@ def build_model(name: str) -> mujoco.MjModel:
         >>> build_model("reacher.xml").nu
         2
     """
-    return build_spec(name).compile()
+    model = build_spec(name).compile()
+    module = importlib.import_module(f"{__name__}.{_BUILDERS[name].split(':')[0]}")
+    finish = getattr(module, "finish", None)
+    if finish is not None:
+        finish(model)
+    return model

@@ -22,7 +22,10 @@ from palaestra.envs.mujoco.models._build import (
 )
 from palaestra.envs.mujoco.models.ant import add_tracking_camera
 
-__all__ = ["half_cheetah"]
+__all__ = ["TOTAL_MASS", "finish", "half_cheetah"]
+
+# The cheetah's masses are scaled (densities kept in proportion) to this total.
+TOTAL_MASS = 14.0
 
 _SHIN_COLOUR = (0.9, 0.6, 0.6, 1.0)
 # Each leg from the hip down, per segment: name (of body, joint and geom), position in the
@@ -42,14 +45,30 @@ _LEGS = (
 )
 
 
-def half_cheetah() -> mujoco.MjSpec:
-    """Build the HalfCheetah (14 kg in all; capsules of radius 0.046).
-
-    The torso moves in the xz plane (slides along x and z, hinges about y); thighs, shins
-    and feet hinge about y on stiff, damped joints.
+def finish(model: mujoco.MjModel) -> None:
+    """Scale the compiled cheetah's masses and inertias to :data:`TOTAL_MASS` kilograms.
 
     Example:
-        >>> round(float(half_cheetah().compile().body_mass.sum()), 6)
+        >>> model = half_cheetah().compile()
+        >>> finish(model)
+        >>> round(float(model.body_mass.sum()), 6)
+        14.0
+    """
+    mujoco.mj_setTotalmass(model, TOTAL_MASS)
+    mujoco.mj_setConst(model, mujoco.MjData(model))
+
+
+def half_cheetah() -> mujoco.MjSpec:
+    """Build the HalfCheetah (capsules of radius 0.046, of density 1000 before scaling).
+
+    The torso moves in the xz plane (slides along x and z, hinges about y); thighs, shins
+    and feet hinge about y on stiff, damped joints. :func:`finish` scales the compiled
+    model to its 14 kg.
+
+    Example:
+        >>> model = half_cheetah().compile()
+        >>> finish(model)
+        >>> round(float(model.body_mass.sum()), 6)
         14.0
     """
     spec = new_spec(
@@ -76,7 +95,6 @@ def half_cheetah() -> mujoco.MjSpec:
         motor={"ctrllimited": LIMITED, "ctrlrange": (-1.0, 1.0)},
         gravity=(0.0, 0.0, -9.81),
     )
-    spec.compiler.settotalmass = 14.0
     add_scenery(spec, floor={"conaffinity": 1, "condim": 3})
     torso = add_body(spec.worldbody, "torso", pos=(0, 0, 0.7))
     add_tracking_camera(torso, (0, -3, 0.3))
