@@ -1,4 +1,4 @@
-"""Per-step time of one classic-control environment, palaestra beside Gymnasium.
+"""Per-step time of one classic-control or Box2D environment, palaestra beside Gymnasium.
 
 For every environment it prints one JSON line with the microseconds per ``step`` of
 palaestra and of Gymnasium and their ratio (palaestra / Gymnasium, below 1 is faster), both
@@ -11,6 +11,10 @@ load hits both alike, and each number is the median over the repeats.
 Run from the repository root::
 
     python benchmarks/single_env_step.py --steps 20000 --repeats 7
+    python benchmarks/single_env_step.py --env-ids box2d --steps 3000 --repeats 5
+
+``--env-ids box2d`` measures the five Box2D ids; CarRacing (which draws a frame every step)
+then runs a tenth of ``--steps``.
 """
 
 from __future__ import annotations
@@ -33,6 +37,15 @@ ENV_IDS = (
     "Pendulum-v1",
     "Acrobot-v1",
 )
+BOX2D_IDS = (
+    "LunarLander-v3",
+    "LunarLanderContinuous-v3",
+    "BipedalWalker-v3",
+    "BipedalWalkerHardcore-v3",
+    "CarRacing-v3",
+)
+# Ids whose step renders a frame: measured over this fraction of --steps.
+RENDERING_IDS = {"CarRacing-v3": 0.1}
 # The bare environments have no time limit; episodes are cut here instead.
 UNWRAPPED_EPISODE_STEPS = 200
 
@@ -110,10 +123,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20000, help="timed steps per repeat")
     parser.add_argument("--repeats", type=int, default=7, help="repeats per library")
-    parser.add_argument("--env-ids", default=",".join(ENV_IDS), help="comma-separated ids")
+    parser.add_argument(
+        "--env-ids", default=",".join(ENV_IDS), help="comma-separated ids, or box2d"
+    )
     args = parser.parse_args(argv)
-    for env_id in args.env_ids.split(","):
-        print(json.dumps(measure(env_id, args.steps, args.repeats)), flush=True)
+    env_ids = BOX2D_IDS if args.env_ids == "box2d" else args.env_ids.split(",")
+    for env_id in env_ids:
+        steps = max(1, int(args.steps * RENDERING_IDS.get(env_id, 1.0)))
+        print(json.dumps(measure(env_id, steps, args.repeats)), flush=True)
 
 
 if __name__ == "__main__":
