@@ -26,6 +26,11 @@ register(
     disable_env_checker=True,
 )
 register(
+    id="tabular/Blackjack-v0",
+    entry_point="palaestra.envs.tabular.blackjack:BlackJackJaxEnv",
+    disable_env_checker=True,
+)
+register(
     id="tabular/CliffWalking-v0",
     entry_point="palaestra.envs.tabular.cliffwalking:CliffWalkingJaxEnv",
     disable_env_checker=True,

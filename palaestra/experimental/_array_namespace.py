@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import types
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +24,8 @@ from typing import Any
 __all__ = ["rebind", "jax_namespace", "import_jax"]
 
 _PACKAGES = ("palaestra.envs.",)
+# Angle wraps per traced wrap_angle call (one acrobot step moves an angle < 2 turns).
+_WRAPS = 2
 
 
 def import_jax() -> Any:
@@ -52,6 +55,7 @@ class _JaxNamespace:
         self._jnp = jnp
         self.float64 = jnp.result_type(float)
         self.ndarray = __import__("jax").Array
+        self.asanyarray = jnp.asarray
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._jnp, name)
@@ -79,7 +83,18 @@ def _jax_helpers(xp: Any) -> dict[str, Callable[..., Any]]:
     def as_type(value: Any, scalar_type: Any) -> Any:
         return xp.asarray(value).astype(scalar_type)
 
+    def wrap_angle(angle: Any, low: float = -math.pi, high: float = math.pi) -> Any:
+        # The numpy loop shifts while any angle is out of range; a traced loop cannot test
+        # that, so it shifts a fixed number of times: enough for one step's change.
+        span = high - low
+        for _ in range(_WRAPS):
+            angle = xp.where(angle > high, angle - span, angle)
+        for _ in range(_WRAPS):
+            angle = xp.where(angle < low, angle + span, angle)
+        return angle
+
     return {
+        "wrap_angle": wrap_angle,
         "components": components,
         "stack_components": stack_components,
         "select": select,

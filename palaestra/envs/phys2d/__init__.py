@@ -1,4 +1,4 @@
-"""Classic-control systems as functional environments (jax ``jit``/``vmap``-able).
+"""Every classic-control system as a functional environment (jax ``jit``/``vmap``-able).
 
 Example:
     >>> from palaestra.envs.phys2d import CartPoleFunctional
@@ -7,6 +7,11 @@ Example:
 """
 
 from palaestra.envs.phys2d.cartpole import CartPoleFunctional, CartPoleJaxEnv, CartPoleJaxVectorEnv
+from palaestra.envs.phys2d.classic import (
+    AcrobotFunctional,
+    ContinuousMountainCarFunctional,
+    MountainCarFunctional,
+)
 from palaestra.envs.phys2d.pendulum import PendulumFunctional, PendulumJaxEnv, PendulumJaxVectorEnv
 
 __all__ = [
@@ -16,4 +21,7 @@ __all__ = [
     "PendulumFunctional",
     "PendulumJaxEnv",
     "PendulumJaxVectorEnv",
+    "MountainCarFunctional",
+    "ContinuousMountainCarFunctional",
+    "AcrobotFunctional",
 ]

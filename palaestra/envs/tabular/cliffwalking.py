@@ -1,4 +1,4 @@
-"""Table-driven toy-text worlds as functional environments, and CliffWalking's jax env.
+"""Table-driven toy-text worlds (CliffWalking, FrozenLake, Taxi) as functional environments.
 
 :class:`TableFunctional` steps any of the table-driven toy-text environments (FrozenLake,
 CliffWalking, Taxi) from the single environment's own transition table
@@ -23,10 +23,18 @@ from palaestra.envs.functional_jax_env import FunctionalJaxEnv
 from palaestra.envs.phys2d._common import Backend
 from palaestra.envs.phys2d.cartpole import self_jit
 from palaestra.envs.toy_text.cliffwalking import CliffWalkingEnv
+from palaestra.envs.toy_text.frozen_lake import FrozenLakeEnv
+from palaestra.envs.toy_text.taxi import TaxiEnv
 from palaestra.experimental.functional import FuncEnv
 from palaestra.utils import EzPickle
 
-__all__ = ["TableFunctional", "CliffWalkingFunctional", "CliffWalkingJaxEnv"]
+__all__ = [
+    "TableFunctional",
+    "CliffWalkingFunctional",
+    "CliffWalkingJaxEnv",
+    "FrozenLakeFunctional",
+    "TaxiFunctional",
+]
 
 
 class TableFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None]):
@@ -133,3 +141,40 @@ class CliffWalkingJaxEnv(FunctionalJaxEnv, EzPickle):
         env = CliffWalkingFunctional(**kwargs)
         env.transform(self_jit())
         FunctionalJaxEnv.__init__(self, env, metadata=self.metadata, render_mode=render_mode)
+
+
+class FrozenLakeFunctional(TableFunctional):
+    """FrozenLake as a :class:`TableFunctional` (``env_kwargs``: the env's options).
+
+    Example:
+        >>> import numpy as np
+        >>> env = FrozenLakeFunctional({"backend": "numpy", "env_kwargs": {"is_slippery": False}})
+        >>> int(env.transition(0, 2, np.random.default_rng(0)))
+        1
+    """
+
+    env_class = FrozenLakeEnv
+
+
+class TaxiFunctional(TableFunctional):
+    """Taxi as a :class:`TableFunctional` (dry or rainy; not the fickle passenger).
+
+    Raises:
+        ValueError: for ``fickle_passenger=True``, whose extra draw the table cannot express.
+
+    Example:
+        >>> import numpy as np
+        >>> env = TaxiFunctional({"backend": "numpy"})
+        >>> int(env.initial(np.random.default_rng(0)))
+        314
+    """
+
+    env_class = TaxiEnv
+
+    def __init__(self, options: dict[str, Any] | None = None):
+        if (options or {}).get("env_kwargs", {}).get("fickle_passenger"):
+            raise ValueError(
+                "TaxiFunctional steps the transition table; fickle_passenger=True changes "
+                "destinations outside it. Use TaxiEnv or TaxiVectorEnv for a fickle passenger."
+            )
+        super().__init__(options)
