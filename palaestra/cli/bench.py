@@ -3,9 +3,13 @@
 Every mode runs the same environment id with the same pre-generated random actions; each
 measurement is the median of ``--repeats`` timed runs of ``--steps`` vector steps (autoreset
 keeps episodes going; the one seeded reset is not timed), after a warm-up. The runs of all
-modes are taken in turn, so that a change in machine load affects them alike. One JSON line
-per measurement goes to stdout, with the ratio to the reference mode measured in the same
-run; ``--markdown`` also writes the results as a table.
+modes are taken in turn, so that a change in machine load affects them alike. The results
+print as a table (steps/s and the ratio to the reference mode measured in the same run),
+followed by the modes that were skipped and why; ``--json`` prints one JSON line per
+measurement instead (skip notes then go to stderr; ``PALAESTRA_BENCH_FORMAT=json`` in the
+environment makes that the default, for scripts), and ``--markdown`` also writes a
+Markdown table. An unknown env id or mode exits with status 2, a mode that fails to run
+with status 1.
 
 Modes: ``native`` (the env's natively batched class, numpy), ``native-numba`` (the same with
 the numba accelerator), ``default`` (``make_vec(id, n)`` with no other argument), ``sync``,
@@ -16,9 +20,15 @@ sub-envs per batch), and the references ``gym-native``, ``gym-sync``, ``gym-asyn
 Example:
     >>> from palaestra.cli import main
     >>> main(["bench", "CartPole-v1", "--modes", "native,sync", "--num-envs", "2",
-    ...       "--steps", "5", "--repeats", "1"])  # doctest: +ELLIPSIS
+    ...       "--steps", "5", "--repeats", "1", "--json"])  # doctest: +ELLIPSIS
     {"env_id": "CartPole-v1", "mode": "native", "num_envs": 2, "steps_per_s": ...}
     {"env_id": "CartPole-v1", "mode": "sync", "num_envs": 2, "steps_per_s": ...}
+    0
+    >>> main(["bench", "CartPole-v1", "--modes", "native", "--num-envs", "2",
+    ...       "--steps", "5", "--repeats", "1"])  # doctest: +ELLIPSIS
+    CartPole-v1 env-steps/s (ratio to gym-native)
+    mode    N=2
+    native  ...
     0
 """
 
@@ -28,6 +38,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import os
 import statistics
 import sys
 import time
@@ -38,7 +49,7 @@ import numpy as np
 
 from palaestra import error
 
-__all__ = ["MODES", "Measurement", "add_parser", "run", "measure", "markdown_table"]
+__all__ = ["MODES", "Measurement", "add_parser", "run", "measure", "markdown_table", "text_table"]
 
 DEFAULT_MODES = "native,native-numba,pool,sync,gym-native,gym-sync,gym-async,envpool"
 
@@ -181,6 +192,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="largest N per mode, as mode=N pairs (default keeps process-per-env modes small)",
     )
     parser.add_argument("--markdown", metavar="PATH", help="also write a Markdown table here")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=os.environ.get("PALAESTRA_BENCH_FORMAT") == "json",
+        help="one JSON line per measurement instead of a table (also the default when the "
+        "environment sets PALAESTRA_BENCH_FORMAT=json)",
+    )
     return parser
 
 
@@ -308,12 +326,30 @@ def run(args: argparse.Namespace) -> int:
     unknown = [mode for mode in args.modes if mode not in MODES]
     if unknown:
         raise error.Error(f"Unknown bench modes {unknown}; choose among {list(MODES)}.")
+    bad_sizes = [n for n in args.num_envs if n < 1]
+    if bad_sizes or args.steps < 1 or args.repeats < 1 or not args.num_envs:
+        raise error.Error(
+            f"--num-envs, --steps and --repeats must be positive, got num_envs="
+            f"{args.num_envs}, steps={args.steps}, repeats={args.repeats}."
+        )
     _import_module_prefix(args.env_id)
     env_id = args.env_id.split(":", 1)[-1]
-    modes = [mode for mode in args.modes if _available(MODES[mode][1])]
+    from palaestra.envs.registration import spec
+
+    spec(env_id)  # an unknown id is a usage error (with a did-you-mean hint), not N failures
+    skipped: list[str] = []
+    modes = []
+    for mode in args.modes:
+        if _available(MODES[mode][1]):
+            modes.append(mode)
+        else:
+            skipped.append(f"{mode}: needs the {MODES[mode][1]!r} package, not installed")
     results = []
+    failures = 0
     for num_envs in args.num_envs:
-        rates = _interleaved_rates(args, env_id, num_envs, modes)
+        rates, notes, failed = _interleaved_rates(args, env_id, num_envs, modes)
+        skipped += notes
+        failures += failed
         reference = rates.get(args.reference)
         for mode, rate in rates.items():
             line = {"env_id": env_id, "mode": mode, "num_envs": num_envs}
@@ -321,27 +357,75 @@ def run(args: argparse.Namespace) -> int:
             if reference is not None:
                 line[f"ratio_to_{args.reference}"] = round(rate / reference, 3)
             results.append(line)
-            print(json.dumps(line), flush=True)
+            if args.json:
+                print(json.dumps(line), flush=True)
+    if not args.json:
+        print(text_table(results, args.reference, env_id), end="")
+    for note in skipped:
+        print(f"skipped {note}", file=sys.stderr if args.json else sys.stdout)
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as file:
             file.write(markdown_table(results, args.reference))
-    return 0
+    return 1 if failures else 0
+
+
+def text_table(results: list[dict[str, Any]], reference: str, env_id: str) -> str:
+    """Render measurements as an aligned plain-text table: a row per mode, a column per N.
+
+    Example:
+        >>> rows = [{"env_id": "E", "mode": "native", "num_envs": 8, "steps_per_s": 2000,
+        ...          "ratio_to_sync": 2.0}]
+        >>> print(text_table(rows, "sync", "E"), end="")
+        E env-steps/s (ratio to sync)
+        mode    N=8
+        native  2.0k (2.00x)
+    """
+    sizes = sorted({row["num_envs"] for row in results})
+    modes = list(dict.fromkeys(row["mode"] for row in results))
+    cells = {(row["mode"], row["num_envs"]): row for row in results}
+    table = [["mode", *(f"N={n}" for n in sizes)]]
+    for mode in modes:
+        line = [mode]
+        for n in sizes:
+            row = cells.get((mode, n))
+            if row is None:
+                line.append("-")
+                continue
+            ratio = row.get(f"ratio_to_{reference}")
+            text = _human(row["steps_per_s"])
+            line.append(text if ratio is None else f"{text} ({ratio:.2f}x)")
+        table.append(line)
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    rendered = [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in table
+    ]
+    return f"{env_id} env-steps/s (ratio to {reference})\n" + "\n".join(rendered) + "\n"
 
 
 def _interleaved_rates(
     args: argparse.Namespace, env_id: str, num_envs: int, modes: list[str]
-) -> dict[str, float]:
-    """Median rate per mode, the repeats taken round-robin so load drifts hit all modes."""
+) -> tuple[dict[str, float], list[str], int]:
+    """Median rate per mode, the repeats taken round-robin so load drifts hit all modes.
+
+    Returns:
+        ``(rates, skip notes, number of modes that failed to run)``.
+    """
     measurements: dict[str, Measurement] = {}
+    notes: list[str] = []
+    failed = 0
     for mode in modes:
-        if num_envs > int(args.max_envs.get(mode, sys.maxsize)):
+        limit = int(args.max_envs.get(mode, sys.maxsize))
+        if num_envs > limit:
+            notes.append(f"{mode} at N={num_envs}: above its --max-envs limit of {limit}")
             continue
         try:
             measurements[mode] = Measurement(
                 _make_for(mode), env_id, num_envs, args.steps, recv_batches=mode == "pool-recv"
             )
         except Exception as exc:
-            print(json.dumps({"mode": mode, "num_envs": num_envs, "error": repr(exc)}))
+            failed += 1
+            message = str(exc).splitlines()[0] if str(exc) else ""
+            notes.append(f"{mode} at N={num_envs}: failed ({type(exc).__name__}: {message})")
     samples: dict[str, list[float]] = {mode: [] for mode in measurements}
     try:
         for _ in range(args.repeats):
@@ -350,7 +434,8 @@ def _interleaved_rates(
     finally:
         for measurement in measurements.values():
             measurement.close()
-    return {mode: statistics.median(values) for mode, values in samples.items()}
+    rates = {mode: statistics.median(values) for mode, values in samples.items()}
+    return rates, notes, failed
 
 
 def markdown_table(results: list[dict[str, Any]], reference: str) -> str:

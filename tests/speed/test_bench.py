@@ -9,7 +9,7 @@ import pytest
 from palaestra.cli import main
 from palaestra.cli.bench import markdown_table
 
-QUICK = ["--steps", "3", "--repeats", "1"]
+QUICK = ["--steps", "3", "--repeats", "1", "--json"]
 
 
 def bench_lines(capsys: pytest.CaptureFixture, *arguments: str) -> list[dict]:
