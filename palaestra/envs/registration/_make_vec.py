@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -96,9 +97,7 @@ def make_vec(
     if mode is VectorizeMode.VECTOR_ENTRY_POINT:
         envs = _make_native_vector_env(id, env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
     elif mode is VectorizeMode.POOL:
-        from palaestra.vector.pool._from_spec import make_pool_vector_env
-
-        envs = make_pool_vector_env(env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
+        envs = _make_pool_vector_env(env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
     else:
         envs = _make_python_vector_env(
             env_spec, mode, num_envs, vector_kwargs, wrappers, env_kwargs
@@ -182,6 +181,57 @@ def _make_python_vector_env(
 
     vector_class = SyncVectorEnv if mode is VectorizeMode.SYNC else AsyncVectorEnv
     return vector_class(env_fns=[make_sub_env] * num_envs, **vector_kwargs)
+
+
+def _pool_native_group(env_spec: EnvSpec, env_kwargs: dict[str, Any], num_envs: int) -> VectorEnv:
+    """Build one pool worker's natively batched group (a picklable worker-side builder)."""
+    return make_vec(env_spec, num_envs, vectorization_mode="vector_entry_point", **env_kwargs)
+
+
+def _pool_single_env(
+    env_spec: EnvSpec, env_kwargs: dict[str, Any], wrappers: Sequence[Callable[[Env], Wrapper]]
+) -> Env:
+    """Build one single sub-env of a pool worker (a picklable worker-side builder)."""
+    env = make(env_spec, **env_kwargs)
+    for wrapper in wrappers:
+        env = wrapper(env)
+    return env
+
+
+def _make_pool_vector_env(
+    env_spec: EnvSpec,
+    num_envs: int,
+    vector_kwargs: dict[str, Any],
+    wrappers: Sequence[Callable[[Env], Wrapper]],
+    env_kwargs: dict[str, Any],
+) -> VectorEnv:
+    """Return a :class:`~palaestra.vector.PoolVectorEnv` of ``num_envs`` copies of ``env_spec``.
+
+    Workers run the spec's natively batched env when it has one and neither ``wrappers``
+    nor the spec's additional wrappers need single envs; otherwise a sync vector env of
+    single envs made with ``make``. ``vector_kwargs`` are the pool's arguments
+    (``num_workers``, ``batch_size``, ``autoreset_mode``, ``context``, ``timeout``,
+    ``restart_failed``, ``max_restarts``, ``spin_us``).
+    """
+    from palaestra.vector.pool import PoolVectorEnv
+
+    vector_kwargs = dict(vector_kwargs)
+    native = env_spec.vector_entry_point is not None and not (
+        wrappers or env_spec.additional_wrappers
+    )
+    if native:
+        kwargs = dict(env_kwargs)
+        if "autoreset_mode" in vector_kwargs:
+            kwargs["autoreset_mode"] = vector_kwargs.pop("autoreset_mode")
+        if env_spec.max_episode_steps is not None:
+            kwargs.setdefault("max_episode_steps", env_spec.max_episode_steps)
+        return PoolVectorEnv(
+            vector_env_fn=functools.partial(_pool_native_group, env_spec, kwargs),
+            num_envs=num_envs,
+            **vector_kwargs,
+        )
+    make_one = functools.partial(_pool_single_env, env_spec, dict(env_kwargs), list(wrappers))
+    return PoolVectorEnv([make_one] * num_envs, **vector_kwargs)
 
 
 def _vector_spec(

@@ -221,8 +221,8 @@ def group_call(envs: Any, name: str, args: tuple, kwargs: dict) -> tuple[Any, ..
     Example:
         >>> import palaestra as gym
         >>> envs = gym.make_vec("CartPole-v1", 2, vectorization_mode="vector_entry_point")
-        >>> group_call(envs, "spec", (), {})[0].id
-        'CartPole-v1'
+        >>> group_call(envs, "gravity", (), {})
+        (9.8, 9.8)
         >>> envs.close()
     """
     count = envs.num_envs

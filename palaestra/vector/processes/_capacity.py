@@ -74,7 +74,7 @@ def check_capacity(num_workers: int, owner: str, advice: str, **limits: Any) -> 
         >>> try:
         ...     check_capacity(1000, "X", "Use fewer.", fd_limit=1024, open_fds=10)
         ... except ResourceLimitError as e:
-        ...     print(str(e)[:60])
+        ...     print(str(e)[:61])
         X needs 1000 worker processes and about 3000 file descriptors
     """
     fd_limit = limits.get("fd_limit", _fd_limit())

@@ -30,8 +30,10 @@ class RestartBudget:
         ...     warnings.simplefilter("always")
         ...     budget.allow(0, [0, 1], "died with exit code -9"), budget.allow(0, [0, 1], "")
         (True, False)
-        >>> str(caught[0].message).split(";")[0]
-        'PoolVectorEnv: restarting the worker of sub-environment(s) [0, 1] (restart 1 of at most 1)'
+        >>> "restarting the worker of sub-environment(s) [0, 1] (restart 1 of at most 1)" in str(
+        ...     caught[0].message
+        ... )
+        True
         >>> budget.left(0)
         0
     """
