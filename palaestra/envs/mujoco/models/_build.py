@@ -28,6 +28,7 @@ __all__ = [
     "add_joint",
     "add_motor",
     "add_scenery",
+    "add_site",
     "new_spec",
 ]
 
@@ -176,6 +177,20 @@ def add_joint(body: mujoco.MjsBody, kind: str, **attributes: Any) -> mujoco.MjsJ
     joint.type = _JOINT_TYPES[kind]
     _assign(joint, attributes)
     return joint
+
+
+def add_site(body: mujoco.MjsBody, name: str, **attributes: Any) -> mujoco.MjsSite:
+    """Add a site (a marked point) to ``body`` and return it.
+
+    Example:
+        >>> spec = new_spec("marked", timestep=0.01)
+        >>> add_site(spec.worldbody, "tip", size=(0.01, 0.01)).size.tolist()
+        [0.01, 0.01, 0.005]
+    """
+    site = body.add_site()
+    site.name = name
+    _assign(site, attributes)
+    return site
 
 
 def add_motor(

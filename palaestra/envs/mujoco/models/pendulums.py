@@ -18,6 +18,7 @@ from palaestra.envs.mujoco.models._build import (
     add_geom,
     add_joint,
     add_motor,
+    add_site,
     new_spec,
 )
 
@@ -115,6 +116,6 @@ def inverted_double_pendulum() -> mujoco.MjSpec:
             rgba=_TEAL,
         )
         parent = pole
-    parent.add_site(name="tip", pos=[0, 0, 0.6], size=[0.01, 0.01, 0.0])
+    add_site(parent, "tip", pos=(0, 0, 0.6), size=(0.01, 0.01))
     add_motor(spec, "slider", 500.0, name="slide", ctrlrange=(-1, 1), ctrllimited=LIMITED)
     return spec
