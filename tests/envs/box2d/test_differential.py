@@ -175,3 +175,14 @@ def test_walker_matches_gymnasium_for_long_runs(gymnasium, env_id, seed):
 @pytest.mark.parametrize(("options", "continuous"), CAR_OPTIONS, ids=lambda o: str(o))
 def test_car_racing_matches_gymnasium_for_long_runs(gymnasium, options, continuous):
     run_side_by_side(gymnasium, "CarRacing-v3", 7, 1000, driving_policy(continuous), options)
+
+
+def test_verbose_car_racing_prints_gymnasiums_track_messages(gymnasium, capsys):
+    import palaestra
+
+    for seed in (0, 9):
+        palaestra.make("CarRacing-v3", verbose=True).reset(seed=seed)
+        ours = capsys.readouterr().out
+        gymnasium.make("CarRacing-v3", verbose=True).reset(seed=seed)
+        assert ours == capsys.readouterr().out
+        assert "Track generation:" in ours
