@@ -400,6 +400,11 @@ class BipedalWalker(Env, EzPickle):
         """
         assert self.hull is not None, "You forgot to call reset()"
         action = np.asarray(action)
+        if action.ndim != 1 or len(action) < 4:
+            raise IndexError(
+                f"BipedalWalker takes four torques (hip 1, knee 1, hip 2, knee 2), as in "
+                f"{self.action_space}; got {action!r}"
+            )
         magnitude = np.clip(np.abs(action), 0, 1)
         directions = np.sign(action).tolist()
         torques = (MOTORS_TORQUE * magnitude).tolist()

@@ -317,7 +317,13 @@ class LunarLander(Env, EzPickle):
             lander.ApplyTorque(torque * self.turbulence_power, True)
 
         if self.continuous:
-            throttle, lateral = float(action[0]), float(action[1])
+            try:
+                throttle, lateral = float(action[0]), float(action[1])
+            except (IndexError, TypeError, KeyError) as e:
+                raise IndexError(
+                    f"invalid index to scalar variable: the continuous lander takes two "
+                    f"values (main, lateral), as in {self.action_space}; got {action!r}"
+                ) from e
             throttle = min(max(throttle, -1.0), 1.0)
             lateral = min(max(lateral, -1.0), 1.0)
             main_on = throttle > 0.0

@@ -187,3 +187,19 @@ def test_walker_falling_on_its_hull_ends_the_episode_with_minus_100():
         done = terminated or truncated
     assert terminated and reward == -100
     assert env.unwrapped.game_over
+
+
+@pytest.mark.parametrize(
+    ("env_id", "action"), [("LunarLanderContinuous-v3", 0.5), ("BipedalWalker-v3", np.zeros(3))]
+)
+def test_continuous_actions_of_the_wrong_shape_raise_gymnasiums_error_type(
+    gymnasium, env_id, action
+):
+    theirs = gymnasium.make(env_id).unwrapped
+    theirs.reset(seed=0)
+    with pytest.raises(IndexError):
+        theirs.step(action)
+    ours = palaestra.make(env_id).unwrapped
+    ours.reset(seed=0)
+    with pytest.raises(IndexError, match=r"got "):
+        ours.step(action)
