@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,12 @@ def import_box2d() -> Any:
         'Box2D'
     """
     try:
-        import Box2D
+        with warnings.catch_warnings():
+            # Box2D's SWIG bindings warn about their own types on import; nothing to act on.
+            warnings.filterwarnings(
+                "ignore", message="builtin type .* has no __module__", category=DeprecationWarning
+            )
+            import Box2D
     except ImportError as e:
         raise DependencyNotInstalled(
             f"Box2D is not installed; the Box2D environments need it: {INSTALL_HINT}"
