@@ -19,7 +19,7 @@ __all__ = ["HumanoidBaseEnv", "mass_center"]
 
 
 def mass_center(model: Any, data: Any) -> np.ndarray:
-    """The x and y of the centre of mass (of each env, for batched ``data``).
+    """Return the x and y of the centre of mass (of each env, for batched ``data``).
 
     Example:
         >>> from palaestra.envs.mujoco.models import build_model
@@ -35,8 +35,10 @@ def mass_center(model: Any, data: Any) -> np.ndarray:
 
 
 class HumanoidBaseEnv(MujocoTaskEnv):
-    """The humanoids' observation: positions, velocities and, by default, the bodies'
-    inertias and velocities about the centre of mass, actuator forces and contact forces.
+    """The humanoids' shared observation of the body's dynamics.
+
+    Positions, velocities and, by default, the bodies' inertias and velocities about the
+    centre of mass, actuator forces and contact forces.
     """
 
     read_fields = (
@@ -88,7 +90,9 @@ class HumanoidBaseEnv(MujocoTaskEnv):
         self.observation_structure = structure
 
     def _observe(self, data: Any) -> np.ndarray:
-        position = data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        position = (
+            data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        )
         parts = [position, data.qvel]
         if self._include_cinert_in_observation:
             parts.append(flat_tail(data.cinert[..., 1:, :]))
@@ -107,4 +111,7 @@ class HumanoidBaseEnv(MujocoTaskEnv):
         return qpos, qvel
 
     def _tendons(self, data: Any) -> dict[str, Any]:
-        return {"tendon_length": data.ten_length.copy(), "tendon_velocity": data.ten_velocity.copy()}
+        return {
+            "tendon_length": data.ten_length.copy(),
+            "tendon_velocity": data.ten_velocity.copy(),
+        }

@@ -60,7 +60,7 @@ def pow_square(values: NDArray[np.float64]) -> Any:
 
 
 def square_sum(values: NDArray[Any], axes: int = 1) -> Any:
-    """The sum of squares over the last ``axes`` axes, as ``np.sum(np.square(v))`` sums them.
+    """Sum the squares over the last ``axes`` axes, as ``np.sum(np.square(v))`` sums them.
 
     Example:
         >>> float(square_sum(np.array([1.0, 2.0])))
@@ -76,7 +76,7 @@ def flat_tail(values: NDArray[Any], axes: int = 2) -> NDArray[Any]:
         >>> flat_tail(np.zeros((2, 3, 4))).shape
         (2, 12)
     """
-    return values.reshape(values.shape[: values.ndim - axes] + (-1,))
+    return values.reshape((*values.shape[: values.ndim - axes], -1))
 
 
 def scalars(info: dict[str, Any]) -> dict[str, Any]:
@@ -117,11 +117,11 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
     # Hooks ------------------------------------------------------------------------------
 
     def _progress(self, data: Any) -> Any:
-        """What the reward compares before and after the step (``None``: nothing)."""
+        """Return what the reward compares before and after the step (``None``: nothing)."""
         return None
 
     def _observe(self, data: Any) -> NDArray[np.float64]:
-        """The observation(s) of ``data``."""
+        """Return the observation(s) of ``data``."""
         raise NotImplementedError
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
@@ -133,7 +133,7 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         raise NotImplementedError
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
-        """The reset ``info`` of ``data``."""
+        """Return the reset ``info`` of ``data``."""
         return {}
 
     # The Env API ------------------------------------------------------------------------

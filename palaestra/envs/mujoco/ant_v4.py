@@ -109,7 +109,9 @@ class AntEnv(ant_v5.AntEnv):
         return (not self.is_healthy) if self._terminate_when_unhealthy else False
 
     def _observe(self, data: Any) -> np.ndarray:
-        position = data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        position = (
+            data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        )
         parts = [position, data.qvel]
         if self._use_contact_forces:
             parts.append(flat_tail(self._contact_forces(data)))

@@ -166,7 +166,9 @@ class AntEnv(MujocoTaskEnv):
         return data.xpos[..., self._main_body_id, :2].copy()
 
     def _observe(self, data: Any) -> np.ndarray:
-        position = data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        position = (
+            data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        )
         parts = [position, data.qvel]
         if self._include_cfrc_ext_in_observation:
             parts.append(flat_tail(self._contact_forces(data)[..., 1:, :]))

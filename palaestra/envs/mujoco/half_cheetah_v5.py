@@ -97,7 +97,9 @@ class HalfCheetahEnv(MujocoTaskEnv):
         return data.qpos[..., 0].copy()
 
     def _observe(self, data: Any) -> np.ndarray:
-        position = data.qpos[..., 1:] if self._exclude_current_positions_from_observation else data.qpos
+        position = (
+            data.qpos[..., 1:] if self._exclude_current_positions_from_observation else data.qpos
+        )
         return np.concatenate((position, data.qvel), axis=-1)
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:

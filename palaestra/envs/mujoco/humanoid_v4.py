@@ -24,8 +24,10 @@ __all__ = ["HumanoidEnv", "mass_center"]
 
 
 def observe_v4(data: Any, exclude_positions: bool) -> np.ndarray:
-    """Version 4's humanoid observation: positions, velocities, and every body's (the world
-    included) inertia, velocity, actuator force and contact force.
+    """Return version 4's humanoid observation.
+
+    Positions, velocities, and every body's (the world included) inertia, velocity,
+    actuator force and contact force.
 
     Example:
         >>> import mujoco

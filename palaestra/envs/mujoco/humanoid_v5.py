@@ -1,7 +1,7 @@
 """Humanoid-v5: make a 3D humanoid walk forward (+x) as fast as possible without falling.
 
 The reward is forward speed of the centre of mass plus a survival bonus minus control and
-(clipped) contact costs; the episode ends when the torso leaves 1–2 m of height.
+(clipped) contact costs; the episode ends when the torso leaves 1 to 2 m of height.
 
 Example:
     >>> env = HumanoidEnv()

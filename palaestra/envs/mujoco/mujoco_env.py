@@ -251,8 +251,7 @@ class MujocoEnv(Env[NDArray[np.float64], NDArray[np.float32]]):
         """
         if np.shape(ctrl) != (self.model.nu,):
             raise ValueError(
-                f"Action dimension mismatch. Expected {(self.model.nu,)}, found "
-                f"{np.shape(ctrl)}"
+                f"Action dimension mismatch. Expected {(self.model.nu,)}, found {np.shape(ctrl)}"
             )
         self._step_mujoco_simulation(ctrl, n_frames)
 
@@ -271,5 +270,5 @@ class MujocoEnv(Env[NDArray[np.float64], NDArray[np.float32]]):
         raise NotImplementedError
 
     def _get_reset_info(self) -> dict[str, Any]:
-        """The ``info`` returned by ``reset``."""
+        """Return the ``info`` that ``reset`` returns."""
         return {}

@@ -59,7 +59,7 @@ def _offscreen_context(width: int, height: int) -> tuple[str, Any]:
             continue
         try:
             return backend, _context(backend, width, height)
-        except Exception as failure:  # noqa: BLE001 - try the next backend
+        except Exception as failure:
             failures.append(f"{backend}: {failure}")
     raise RuntimeError(
         "No OpenGL backend could be imported. Attempting to create a rendering context "
@@ -209,7 +209,9 @@ class OffScreenViewer(_Viewer):
         """
         if camera_id is not None:
             self.cam.type = (
-                mujoco.mjtCamera.mjCAMERA_FREE if camera_id == -1 else mujoco.mjtCamera.mjCAMERA_FIXED
+                mujoco.mjtCamera.mjCAMERA_FREE
+                if camera_id == -1
+                else mujoco.mjtCamera.mjCAMERA_FIXED
             )
             self.cam.fixedcamid = camera_id
         self._draw()
@@ -287,7 +289,9 @@ class WindowViewer(_Viewer):
             )
         self._glfw = glfw
         framebuffer_width, framebuffer_height = glfw.get_framebuffer_size(self.window)
-        super().__init__(model, data, framebuffer_width, framebuffer_height, max_geom, visual_options)
+        super().__init__(
+            model, data, framebuffer_width, framebuffer_height, max_geom, visual_options
+        )
         glfw.swap_interval(1)
 
     def _set_mujoco_buffer(self) -> None:

@@ -7,7 +7,7 @@ Example:
     >>> try:
     ...     PusherEnv()
     ... except ImportError as refusal:
-    ...     print(str(refusal)[:39])
+    ...     print(str(refusal)[:40])
     `Pusher-v4` is only supported on `mujoco
 """
 

@@ -78,9 +78,7 @@ class PusherEnv(MujocoTaskEnv):
 
     def _observe(self, data: Any) -> np.ndarray:
         tips, puck, goal = (data.xpos[..., body, :] for body in self._bodies)
-        return np.concatenate(
-            [data.qpos[..., :7], data.qvel[..., :7], tips, puck, goal], axis=-1
-        )
+        return np.concatenate([data.qpos[..., :7], data.qvel[..., :7], tips, puck, goal], axis=-1)
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         tips, puck, goal = (data.xpos[..., body, :] for body in self._bodies)

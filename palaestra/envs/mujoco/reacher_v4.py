@@ -42,7 +42,13 @@ class ReacherEnv(reacher_v5.ReacherEnv):
     def _observe(self, data: Any) -> np.ndarray:
         theta = data.qpos[..., :2]
         return np.concatenate(
-            [np.cos(theta), np.sin(theta), data.qpos[..., 2:], data.qvel[..., :2], self._to_target(data)],
+            [
+                np.cos(theta),
+                np.sin(theta),
+                data.qpos[..., 2:],
+                data.qvel[..., :2],
+                self._to_target(data),
+            ],
             axis=-1,
         )
 

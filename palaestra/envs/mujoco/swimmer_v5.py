@@ -92,7 +92,9 @@ class SwimmerEnv(MujocoTaskEnv):
         return data.qpos[..., 0:2].copy()
 
     def _observe(self, data: Any) -> np.ndarray:
-        position = data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        position = (
+            data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
+        )
         return np.concatenate([position, data.qvel], axis=-1)
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:

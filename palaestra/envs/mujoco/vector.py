@@ -50,7 +50,7 @@ __all__ = ["MujocoVectorEnv", "default_threads", "vector_entry_point"]
 
 
 def default_threads() -> int:
-    """The number of CPU cores this process may run on (the batch's default thread count).
+    """Return how many CPU cores this process may run on (the default thread count).
 
     Example:
         >>> default_threads() >= 1
@@ -106,7 +106,9 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             raise ValueError(f"num_envs must be at least 1, got {num_envs}.")
         threads = default_threads() if num_threads is None else int(num_threads)
         if threads < 1:
-            raise ValueError(f"num_threads must be at least 1 (or None for one per core), got {num_threads}.")
+            raise ValueError(
+                f"num_threads must be at least 1 (or None for one per core), got {num_threads}."
+            )
         if render_mode not in (None, "rgb_array"):
             raise ValueError(
                 f"MujocoVectorEnv renders with render_mode=None or 'rgb_array', got "
@@ -213,8 +215,11 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def _reset_rows(
         self, rows: np.ndarray, observations: np.ndarray, infos: dict[str, Any]
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Reset ``rows`` as each sub-env's ``reset()`` would; write their observations and
-        merge their reset infos into ``infos``."""
+        """Reset ``rows`` as each sub-env's ``reset()`` would.
+
+        Their observations are written into ``observations``, their reset infos merged into
+        ``infos``.
+        """
         if not len(rows):
             return observations, infos
         env, view = self.single_env, self.view
@@ -315,8 +320,11 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def _finish_same_step(
         self, observations: np.ndarray, infos: dict[str, Any], ended_rows: np.ndarray
     ) -> dict[str, Any]:
-        """Reset the rows that ended, as a sync env in ``SAME_STEP`` mode: their infos hold
-        ``final_obs`` and ``final_info`` (the ending step's) beside the reset info."""
+        """Reset the rows that ended, as a sync env does in ``SAME_STEP`` mode.
+
+        Their infos hold ``final_obs`` and ``final_info`` (the ending step's) beside the
+        reset info.
+        """
         finals = [(observations[row].copy(), _row_of_batch(infos, row)) for row in ended_rows]
         _clear_rows(infos, ended_rows)
         for row, (final_obs, final_info) in zip(ended_rows, finals):
@@ -367,8 +375,10 @@ def _batched(info: dict[str, Any], num_envs: int) -> dict[str, Any]:
 
 
 def _clear_rows(infos: dict[str, Any], rows: np.ndarray) -> None:
-    """Drop ``rows`` from every key of a batched info (value zeroed, mask cleared); a key
-    no row supplies any more is dropped."""
+    """Drop ``rows`` from every key of a batched info (value zeroed, mask cleared).
+
+    A key that no row supplies any more is dropped.
+    """
     for key in [key for key in infos if not key.startswith("_")]:
         mask = infos[f"_{key}"]
         mask[rows] = False
@@ -379,7 +389,7 @@ def _clear_rows(infos: dict[str, Any], rows: np.ndarray) -> None:
 
 
 def _row_of_batch(infos: dict[str, Any], row: int) -> dict[str, Any]:
-    """The info one sub-env's own step returned, out of a batched info."""
+    """Return the info one sub-env's own step returned, out of a batched info."""
     single = {}
     for key, value in infos.items():
         if not key.startswith("_") and infos[f"_{key}"][row]:

@@ -55,8 +55,6 @@ class Walker2dEnv(PlanarWalkerV4, walker2d_v5.Walker2dEnv):
             reset_noise_scale,
             exclude_current_positions_from_observation,
         )
-        super().__init__(
-            "walker2d.xml", 4, walker2d_v5.DEFAULT_CAMERA_CONFIG, *arguments, **kwargs
-        )
+        super().__init__("walker2d.xml", 4, walker2d_v5.DEFAULT_CAMERA_CONFIG, *arguments, **kwargs)
         EzPickle.__init__(self, *arguments, **kwargs)
         del self.observation_structure

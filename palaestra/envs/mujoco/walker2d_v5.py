@@ -1,6 +1,6 @@
 """Walker2d-v5: make a planar two-legged walker walk forward (+x) without falling.
 
-The episode ends when the torso leaves 0.8–2 m of height or tilts beyond ±1 rad.
+The episode ends when the torso leaves 0.8 to 2 m of height or tilts beyond ±1 rad.
 
 Example:
     >>> env = Walker2dEnv()

@@ -81,7 +81,9 @@ def physics_differences(ours, theirs) -> list[str]:
         elif isinstance(value, int) and not callable(value) and value != getattr(ours, name):
             different.append(name)
     for name in _OPTIONS:
-        if not np.array_equal(np.asarray(getattr(ours.opt, name)), np.asarray(getattr(theirs.opt, name))):
+        if not np.array_equal(
+            np.asarray(getattr(ours.opt, name)), np.asarray(getattr(theirs.opt, name))
+        ):
             different.append(f"opt.{name}")
     return different
 
@@ -122,7 +124,7 @@ def test_built_model_names_bodies_and_joints_as_gymnasium(name, gymnasium_model)
 
 
 def test_unknown_model_name_lists_the_built_in_ones():
-    with pytest.raises(KeyError, match="No built-in MuJoCo model is named 'point.xml'"):
+    with pytest.raises(KeyError, match=r"No built-in MuJoCo model is named 'point\.xml'"):
         build_spec("point.xml")
 
 

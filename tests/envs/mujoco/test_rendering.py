@@ -24,7 +24,7 @@ def _offscreen_available() -> bool:
         env.reset(seed=0)
         env.render()
         env.close()
-    except Exception:  # noqa: BLE001 - no EGL/OSMesa here
+    except Exception:  # no EGL or OSMesa here
         return False
     return True
 
@@ -162,7 +162,7 @@ def test_human_mode_without_a_display_raises_instead_of_aborting(monkeypatch):
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     model = palaestra.make("Reacher-v5").unwrapped.model
-    with pytest.raises(RuntimeError, match="needs a display.*xvfb-run.*MUJOCO_GL=egl"):
+    with pytest.raises(RuntimeError, match=r"needs a display.*xvfb-run.*MUJOCO_GL=egl"):
         WindowViewer(model, mujoco.MjData(model), 64, 64)
 
 
@@ -178,7 +178,7 @@ def test_unknown_mujoco_gl_backend_is_refused(monkeypatch):
     monkeypatch.setenv("MUJOCO_GL", "vulkan")
     env = palaestra.make("Swimmer-v5", render_mode="rgb_array", width=8, height=8)
     env.reset(seed=0)
-    with pytest.raises(RuntimeError, match="MUJOCO_GL must be one of .*got 'vulkan'"):
+    with pytest.raises(RuntimeError, match=r"MUJOCO_GL must be one of .*got 'vulkan'"):
         env.render()
 
 

@@ -100,7 +100,9 @@ def test_actions_of_the_wrong_shape_are_refused_with_the_expected_shape():
 
 
 def test_zero_threads_are_refused():
-    with pytest.raises(ValueError, match=r"num_threads must be at least 1 \(or None for one per core\), got 0"):
+    with pytest.raises(
+        ValueError, match=r"num_threads must be at least 1 \(or None for one per core\), got 0"
+    ):
         palaestra.make_vec("Reacher-v5", 2, num_threads=0)
 
 

@@ -85,9 +85,7 @@ def ant() -> mujoco.MjSpec:
     torso = add_body(spec.worldbody, "torso", pos=(0, 0, 0.75))
     add_tracking_camera(torso, (0, -3, 0.3))
     add_geom(torso, "sphere", size=(0.25,), name="torso_geom")
-    add_joint(
-        torso, "free", name="root", armature=0.0, damping=0.0, limited=UNLIMITED, margin=0.01
-    )
+    add_joint(torso, "free", name="root", armature=0.0, damping=0.0, limited=UNLIMITED, margin=0.01)
     for number, (leg_name, (x, y), ankle_axis, ankle_range, geoms) in enumerate(_LEGS, 1):
         step = (0.2 * x, 0.2 * y, 0.0)
         leg = add_body(torso, leg_name)

@@ -50,12 +50,16 @@ _GEARS = (
         for side in ("right", "left")
         for joint, gear in (("hip_x", 100), ("hip_z", 100), ("hip_y", 300), ("knee", 200))
     ),
-    *((f"{side}_{joint}", 25) for side in ("right", "left") for joint in ("shoulder1", "shoulder2", "elbow")),
+    *(
+        (f"{side}_{joint}", 25)
+        for side in ("right", "left")
+        for joint in ("shoulder1", "shoulder2", "elbow")
+    ),
 )
 
 
 def _layout(lying: bool) -> dict:
-    """The positions that differ between the standing and the lying humanoid."""
+    """Return the positions that differ between the standing and the lying humanoid."""
     if lying:
         return {
             "name": "humanoidstandup",
@@ -127,50 +131,141 @@ def _build(lying: bool) -> mujoco.MjSpec:
     abdomen = {"armature": 0.02, "damping": 5.0}
     lwaist = add_body(torso, "lwaist", pos=layout["lwaist"], quat=_TILT)
     add_geom(lwaist, "capsule", size=(0.06,), name="lwaist", fromto=(0, -0.06, 0, 0, 0.06, 0))
-    add_joint(lwaist, "hinge", name="abdomen_z", axis=(0, 0, 1), pos=(0, 0, 0.065),
-              range=(-45, 45), stiffness=20.0, **abdomen)
-    add_joint(lwaist, "hinge", name="abdomen_y", axis=(0, 1, 0), pos=(0, 0, 0.065),
-              range=(-75, 30), stiffness=10.0, **abdomen)
+    add_joint(
+        lwaist,
+        "hinge",
+        name="abdomen_z",
+        axis=(0, 0, 1),
+        pos=(0, 0, 0.065),
+        range=(-45, 45),
+        stiffness=20.0,
+        **abdomen,
+    )
+    add_joint(
+        lwaist,
+        "hinge",
+        name="abdomen_y",
+        axis=(0, 1, 0),
+        pos=(0, 0, 0.065),
+        range=(-75, 30),
+        stiffness=10.0,
+        **abdomen,
+    )
     pelvis = add_body(lwaist, "pelvis", pos=layout["pelvis"], quat=_TILT)
-    add_joint(pelvis, "hinge", name="abdomen_x", axis=(1, 0, 0), pos=(0, 0, 0.1),
-              range=(-35, 35), stiffness=10.0, **abdomen)
+    add_joint(
+        pelvis,
+        "hinge",
+        name="abdomen_x",
+        axis=(1, 0, 0),
+        pos=(0, 0, 0.1),
+        range=(-35, 35),
+        stiffness=10.0,
+        **abdomen,
+    )
     add_geom(pelvis, "capsule", size=(0.09,), name="butt", fromto=(-0.02, -0.07, 0, -0.02, 0.07, 0))
 
     for side, sign, (x_axis, z_axis), hip_y_armature, knee_stiffness in _SIDES:
         thigh = add_body(pelvis, f"{side}_thigh", pos=(0, 0.1 * sign, layout["hip_z"]))
         hip = {"damping": 5.0}
-        add_joint(thigh, "hinge", name=f"{side}_hip_x", axis=x_axis, armature=0.01,
-                  range=(-25, 5), stiffness=10.0, **hip)
-        add_joint(thigh, "hinge", name=f"{side}_hip_z", axis=z_axis, armature=0.01,
-                  range=(-60, 35), stiffness=10.0, **hip)
+        add_joint(
+            thigh,
+            "hinge",
+            name=f"{side}_hip_x",
+            axis=x_axis,
+            armature=0.01,
+            range=(-25, 5),
+            stiffness=10.0,
+            **hip,
+        )
+        add_joint(
+            thigh,
+            "hinge",
+            name=f"{side}_hip_z",
+            axis=z_axis,
+            armature=0.01,
+            range=(-60, 35),
+            stiffness=10.0,
+            **hip,
+        )
         hip_y_range = layout["left_hip_y"] if side == "left" else (-110, 20)
-        add_joint(thigh, "hinge", name=f"{side}_hip_y", axis=(0, 1, 0), armature=hip_y_armature,
-                  range=hip_y_range, stiffness=20.0, **hip)
-        add_geom(thigh, "capsule", size=(0.06,), name=f"{side}_thigh1",
-                 fromto=layout["thigh"](-0.01 * sign))
+        add_joint(
+            thigh,
+            "hinge",
+            name=f"{side}_hip_y",
+            axis=(0, 1, 0),
+            armature=hip_y_armature,
+            range=hip_y_range,
+            stiffness=20.0,
+            **hip,
+        )
+        add_geom(
+            thigh,
+            "capsule",
+            size=(0.06,),
+            name=f"{side}_thigh1",
+            fromto=layout["thigh"](-0.01 * sign),
+        )
         shin = add_body(thigh, f"{side}_shin", pos=layout["shin_pos"](-0.01 * sign))
         knee = {"stiffness": knee_stiffness} if knee_stiffness else {}
-        add_joint(shin, "hinge", name=f"{side}_knee", axis=(0, -1, 0), armature=0.0060,
-                  pos=(0, 0, 0.02), range=(-160, -2), **knee)
+        add_joint(
+            shin,
+            "hinge",
+            name=f"{side}_knee",
+            axis=(0, -1, 0),
+            armature=0.0060,
+            pos=(0, 0, 0.02),
+            range=(-160, -2),
+            **knee,
+        )
         add_geom(shin, "capsule", size=(0.049,), name=f"{side}_shin1", fromto=layout["shin"])
         foot = add_body(shin, f"{side}_foot", pos=layout["foot"])
         add_geom(foot, "sphere", size=(0.075,), name=f"{side}_foot", pos=(0, 0, 0.1))
 
     for side, sign, (axis1, axis2), shoulder_range, elbow_axis in _ARMS:
         upper = add_body(torso, f"{side}_upper_arm", pos=(0, 0.17 * sign, 0.06))
-        add_joint(upper, "hinge", name=f"{side}_shoulder1", axis=axis1, armature=0.0068,
-                  range=shoulder_range, stiffness=1.0)
-        add_joint(upper, "hinge", name=f"{side}_shoulder2", axis=axis2, armature=0.0051,
-                  range=shoulder_range, stiffness=1.0)
-        add_geom(upper, "capsule", size=(0.04, 0.16), name=f"{side}_uarm1",
-                 fromto=(0, 0, 0, 0.16, 0.16 * sign, -0.16))
+        add_joint(
+            upper,
+            "hinge",
+            name=f"{side}_shoulder1",
+            axis=axis1,
+            armature=0.0068,
+            range=shoulder_range,
+            stiffness=1.0,
+        )
+        add_joint(
+            upper,
+            "hinge",
+            name=f"{side}_shoulder2",
+            axis=axis2,
+            armature=0.0051,
+            range=shoulder_range,
+            stiffness=1.0,
+        )
+        add_geom(
+            upper,
+            "capsule",
+            size=(0.04, 0.16),
+            name=f"{side}_uarm1",
+            fromto=(0, 0, 0, 0.16, 0.16 * sign, -0.16),
+        )
         lower = add_body(upper, f"{side}_lower_arm", pos=(0.18, 0.18 * sign, -0.18))
-        add_joint(lower, "hinge", name=f"{side}_elbow", axis=elbow_axis, armature=0.0028,
-                  range=(-90, 50), stiffness=0.0)
-        add_geom(lower, "capsule", size=(0.031,), name=f"{side}_larm",
-                 fromto=(0.01, -0.01 * sign, 0.01, 0.17, -0.17 * sign, 0.17))
-        add_geom(lower, "sphere", size=(0.04,), name=f"{side}_hand",
-                 pos=(0.18, -0.18 * sign, 0.18))
+        add_joint(
+            lower,
+            "hinge",
+            name=f"{side}_elbow",
+            axis=elbow_axis,
+            armature=0.0028,
+            range=(-90, 50),
+            stiffness=0.0,
+        )
+        add_geom(
+            lower,
+            "capsule",
+            size=(0.031,),
+            name=f"{side}_larm",
+            fromto=(0.01, -0.01 * sign, 0.01, 0.17, -0.17 * sign, 0.17),
+        )
+        add_geom(lower, "sphere", size=(0.04,), name=f"{side}_hand", pos=(0.18, -0.18 * sign, 0.18))
         if side == "right":
             lower.add_camera(pos=[0, 0, 0])
 

@@ -40,7 +40,9 @@ def _rail_and_cart(spec: mujoco.MjSpec, **slider: object) -> mujoco.MjsBody:
         rgba=(0.3, 0.3, 0.7, 1.0),
     )
     cart = add_body(spec.worldbody, "cart")
-    add_joint(cart, "slide", name="slider", axis=(1, 0, 0), range=(-1, 1), limited=LIMITED, **slider)
+    add_joint(
+        cart, "slide", name="slider", axis=(1, 0, 0), range=(-1, 1), limited=LIMITED, **slider
+    )
     add_geom(cart, "capsule", size=(0.1, 0.1), name="cart", quat=_ALONG_X)
     return cart
 

@@ -70,23 +70,38 @@ _JOINTS = (
 )
 
 
-def _puck(world: mujoco.MjsBody, name: str, z: float, size: tuple, density: float,
-          rgba: tuple, contype: int) -> None:
-    """A cylinder on two table-plane slides (y first, then x)."""
+def _puck(
+    world: mujoco.MjsBody,
+    name: str,
+    z: float,
+    size: tuple,
+    density: float,
+    rgba: tuple,
+    contype: int,
+) -> None:
+    """Add a cylinder on two table-plane slides (y first, then x)."""
     body = add_body(world, name, pos=(0.45, -0.05, z))
     if name == "object":
         add_geom(body, "cylinder", size=size, density=density, rgba=rgba, contype=contype)
     for axis_name, axis in (("y", (0, 1, 0)), ("x", (1, 0, 0))):
         prefix = "obj" if name == "object" else "goal"
-        add_joint(body, "slide", name=f"{prefix}_slide{axis_name}", axis=axis,
-                  range=(-10.3213, 10.3), damping=0.5)
+        add_joint(
+            body,
+            "slide",
+            name=f"{prefix}_slide{axis_name}",
+            axis=axis,
+            range=(-10.3213, 10.3),
+            damping=0.5,
+        )
     if name != "object":
         add_geom(body, "cylinder", size=size, density=density, rgba=rgba, contype=contype)
 
 
 def pusher() -> mujoco.MjSpec:
-    """Build Pusher-v5's model: no gravity, Euler steps of 10 ms, 20 solver iterations;
-    the puck is a 5 cm cylinder of density 0.01.
+    """Build Pusher-v5's model.
+
+    No gravity, Euler steps of 10 ms, 20 solver iterations; the puck is a 5 cm cylinder of
+    density 0.01.
 
     Example:
         >>> pusher().compile().opt.gravity.tolist()
@@ -110,8 +125,15 @@ def pusher() -> mujoco.MjSpec:
     )
     world = spec.worldbody
     world.add_light(diffuse=[0.5, 0.5, 0.5], pos=[0, 0, 3], dir=[0, 0, -1])
-    add_geom(world, "plane", size=(1, 1, 0.1), name="table", pos=(0, 0.5, -0.325), contype=1,
-             conaffinity=1)
+    add_geom(
+        world,
+        "plane",
+        size=(1, 1, 0.1),
+        name="table",
+        pos=(0, 0.5, -0.325),
+        contype=1,
+        conaffinity=1,
+    )
     shoulder = add_body(world, "r_shoulder_pan_link", pos=(0, -0.6, 0))
     # Two eyes with pupils on the shoulder.
     for name, x in (("e1", -0.06), ("e2", 0.06)):
@@ -119,8 +141,14 @@ def pusher() -> mujoco.MjSpec:
     for name, x in (("e1p", -0.06), ("e2p", 0.06)):
         add_geom(shoulder, "sphere", size=(0.03,), name=name, pos=(x, 0.09, 0.2), rgba=_PUPIL)
     add_geom(shoulder, "capsule", size=(0.1,), name="sp", fromto=(0, 0, -0.4, 0, 0, 0.2))
-    add_joint(shoulder, "hinge", name="r_shoulder_pan_joint", axis=(0, 0, 1),
-              range=(-2.2854, 1.714602), damping=1.0)
+    add_joint(
+        shoulder,
+        "hinge",
+        name="r_shoulder_pan_joint",
+        axis=(0, 0, 1),
+        range=(-2.2854, 1.714602),
+        damping=1.0,
+    )
     parent = shoulder
     for name, pos, capsules, joint in _ARM:
         body = add_body(parent, name, pos=pos)
@@ -131,8 +159,15 @@ def pusher() -> mujoco.MjSpec:
             add_joint(body, "hinge", name=joint_name, axis=axis, range=limits, damping=damping)
         parent = body
     hand = add_body(parent, "r_wrist_roll_link")
-    add_joint(hand, "hinge", name="r_wrist_roll_joint", axis=(1, 0, 0), limited=LIMITED,
-              damping=0.1, range=(-1.5, 1.5))
+    add_joint(
+        hand,
+        "hinge",
+        name="r_wrist_roll_joint",
+        axis=(1, 0, 0),
+        limited=LIMITED,
+        damping=0.1,
+        range=(-1.5, 1.5),
+    )
     tips = add_body(hand, "tips_arm")
     for name, y in (("tip_arml", -0.1), ("tip_armr", 0.1)):
         add_geom(tips, "sphere", size=(0.01,), name=name, pos=(0.1, y, 0.0))

@@ -25,8 +25,10 @@ __all__ = ["swimmer"]
 
 
 def swimmer() -> mujoco.MjSpec:
-    """Build the Swimmer: 1 m links of radius 0.1 and density 1000 in a fluid of density
-    4000 and viscosity 0.1; the head link slides in x and y and turns about z.
+    """Build the Swimmer.
+
+    Links of 1 m, radius 0.1 and density 1000 in a fluid of density 4000 and viscosity 0.1;
+    the head link slides in x and y and turns about z.
 
     Example:
         >>> swimmer().compile().opt.viscosity
@@ -41,8 +43,13 @@ def swimmer() -> mujoco.MjSpec:
         joint={"armature": 0.1},
         geom={"conaffinity": 0, "condim": 1, "contype": 0, "rgba": (0.8, 0.6, 0.4, 1.0)},
     )
-    add_scenery(spec, floor_size=(40, 40, 0.1), floor_pos=(0, 0, -0.1), floor={"condim": 3},
-                checker_repeat=30.0)
+    add_scenery(
+        spec,
+        floor_size=(40, 40, 0.1),
+        floor_pos=(0, 0, -0.1),
+        floor={"condim": 3},
+        checker_repeat=30.0,
+    )
     head = add_body(spec.worldbody, "torso")
     camera_parent = head
     add_tracking_camera(camera_parent, (0, -3, 3))

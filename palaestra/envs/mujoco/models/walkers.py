@@ -53,7 +53,7 @@ def _leg(
     foot_friction: float,
     colour: dict,
 ) -> None:
-    """A thigh, leg and foot; names end in ``suffix`` (``""`` or ``"_left"``).
+    """Add a thigh, leg and foot; names end in ``suffix`` (``""`` or ``"_left"``).
 
     The foot hinges at its heel, ``foot_reach`` behind the foot body, 0.1 m up.
     """
@@ -119,9 +119,7 @@ def hopper() -> mujoco.MjSpec:
         motor={"ctrllimited": LIMITED, "ctrlrange": (-0.4, 0.4)},
     )
     spec.visual.map.znear = 0.02
-    add_scenery(
-        spec, floor_size=(20, 20, 0.125), floor={"conaffinity": 1, "condim": 3}, sky=_DUSK
-    )
+    add_scenery(spec, floor_size=(20, 20, 0.125), floor={"conaffinity": 1, "condim": 3}, sky=_DUSK)
     _leg(_torso(spec), "", 0.13, 0.195, 2.0, {})
     for joint in ("thigh_joint", "leg_joint", "foot_joint"):
         add_motor(spec, joint, 200.0, ctrlrange=(-1, 1))
