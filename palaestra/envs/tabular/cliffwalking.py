@@ -11,13 +11,18 @@ Example:
     >>> env = CliffWalkingFunctional({"backend": "numpy"})
     >>> rng = np.random.default_rng(0)
     >>> state = env.initial(rng)
-    >>> int(state), int(env.transition(state, 0, rng)), float(env.reward(state, 1, 36, rng))
-    (36, 24, -100.0)
+    >>> following = env.transition(state, 1, rng)
+    >>> int(env.observation(state, rng)), int(env.observation(following, rng))
+    (36, 36)
+    >>> float(env.reward(state, 1, following, rng))
+    -100.0
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from palaestra.envs.functional_jax_env import FunctionalJaxEnv
 from palaestra.envs.phys2d._common import Backend
@@ -40,10 +45,9 @@ __all__ = [
 class TableFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None]):
     """A finite toy-text MDP as pure functions of its state number.
 
-    The state is the observation. ``reward`` and ``terminal`` read the outcome the
-    transition picked, which depends on the draw: the functional state therefore carries
-    nothing but the state number, and ``reward(state, action, next_state)`` returns the
-    reward of the first outcome of ``(state, action)`` that leads to ``next_state``.
+    The functional state is ``[state number, index of the outcome that led there]``: two
+    outcomes may reach the same state with different rewards (CliffWalking's cliff and a
+    step onto the start), so ``reward`` reads the outcome the transition picked.
 
     Args:
         options: attributes to set: ``backend`` (``"jax"`` or ``"numpy"``) and
@@ -66,9 +70,11 @@ class TableFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None]):
         self._reward = xp.asarray(arrays.reward)
         self._terminated = xp.asarray(arrays.terminated)
         self._initial = xp.asarray(env.initial_cumulative)
-        # Terminal states: every outcome of every action stays put and is terminal.
-        ends = arrays.terminated.any(axis=(1, 2))
-        self._terminal_states = xp.asarray(ends)
+        # Terminal states are absorbing: every outcome of every action stays put and ends.
+        valid = arrays.cumulative > -np.inf
+        stays = arrays.next_state == np.arange(len(arrays.next_state))[:, None, None]
+        absorbing = np.all(~valid | (stays & arrays.terminated), axis=(1, 2))
+        self._terminal_states = xp.asarray(absorbing)
 
     def _draw(self, rng: Any) -> Any:
         if self.backend == "numpy":
@@ -76,32 +82,30 @@ class TableFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None]):
         return self.jax().random.uniform(rng)
 
     def initial(self, rng: Any, params: Any = None) -> Any:
-        """Draw the initial state from the env's initial distribution (one uniform draw)."""
+        """Draw the initial state from the env's initial distribution (one uniform draw).
+
+        The functional state is ``[state number, index of the outcome that led there]``.
+        """
         xp = self.xp()
-        state = xp.argmax(self._initial > self._draw(rng))
-        return state
+        return xp.stack([xp.argmax(self._initial > self._draw(rng)), 0])
 
     def transition(self, state: Any, action: Any, rng: Any, params: Any = None) -> Any:
         """Pick the outcome of ``action`` in ``state`` with one uniform draw."""
         xp = self.xp()
-        picked = xp.argmax(self._cumulative[state, action] > self._draw(rng))
-        return self._next[state, action, picked]
+        picked = xp.argmax(self._cumulative[state[0], action] > self._draw(rng))
+        return xp.stack([self._next[state[0], action, picked], picked])
 
     def observation(self, state: Any, rng: Any, params: Any = None) -> Any:
         """Return the state number."""
-        return state
-
-    def _outcome(self, state: Any, action: Any, next_state: Any) -> Any:
-        xp = self.xp()
-        return xp.argmax(self._next[state, action] == next_state)
+        return state[0]
 
     def reward(self, state: Any, action: Any, next_state: Any, rng: Any, params: Any = None) -> Any:
-        """Return the reward of the outcome of ``(state, action)`` that leads to ``next_state``."""
-        return self._reward[state, action, self._outcome(state, action, next_state)]
+        """Return the reward of the outcome that led from ``state`` to ``next_state``."""
+        return self._reward[state[0], action, next_state[1]]
 
     def terminal(self, state: Any, rng: Any, params: Any = None) -> Any:
-        """Whether ``state`` is terminal (a goal or a hole)."""
-        return self._terminal_states[state]
+        """Whether ``state`` is terminal (absorbing: a goal or a hole)."""
+        return self._terminal_states[state[0]]
 
     def transition_info(self, state: Any, action: Any, next_state: Any, params: Any = None) -> dict:
         """Empty: the outcome's probability depends on the draw, not on the states alone."""
@@ -114,7 +118,7 @@ class CliffWalkingFunctional(TableFunctional):
     Example:
         >>> import jax
         >>> env = CliffWalkingFunctional()
-        >>> int(env.initial(jax.random.PRNGKey(0)))
+        >>> int(env.observation(env.initial(jax.random.PRNGKey(0)), None))
         36
     """
 
@@ -122,7 +126,7 @@ class CliffWalkingFunctional(TableFunctional):
 
     def terminal(self, state: Any, rng: Any, params: Any = None) -> Any:
         """Whether the walker reached the goal."""
-        return state == 47
+        return state[0] == 47
 
 
 class CliffWalkingJaxEnv(FunctionalJaxEnv, EzPickle):
@@ -149,7 +153,8 @@ class FrozenLakeFunctional(TableFunctional):
     Example:
         >>> import numpy as np
         >>> env = FrozenLakeFunctional({"backend": "numpy", "env_kwargs": {"is_slippery": False}})
-        >>> int(env.transition(0, 2, np.random.default_rng(0)))
+        >>> rng = np.random.default_rng(0)
+        >>> int(env.observation(env.transition(env.initial(rng), 2, rng), rng))
         1
     """
 
@@ -165,7 +170,7 @@ class TaxiFunctional(TableFunctional):
     Example:
         >>> import numpy as np
         >>> env = TaxiFunctional({"backend": "numpy"})
-        >>> int(env.initial(np.random.default_rng(0)))
+        >>> int(env.observation(env.initial(np.random.default_rng(0)), None))
         314
     """
 
@@ -178,3 +183,7 @@ class TaxiFunctional(TableFunctional):
                 "destinations outside it. Use TaxiEnv or TaxiVectorEnv for a fickle passenger."
             )
         super().__init__(options)
+
+    def terminal(self, state: Any, rng: Any, params: Any = None) -> Any:
+        """Whether the passenger was delivered (at their destination, out of the taxi)."""
+        return (state[0] // 4) % 5 == state[0] % 4
