@@ -23,6 +23,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from palaestra.vector._arguments import observation_space_fits
+from palaestra.vector.episodes import SubEnvStepper
 from palaestra.vector.processes import answer, failure_report
 from palaestra.vector.utils import write_to_shared_memory
 from palaestra.vector.vector_env import AutoresetMode
@@ -34,14 +35,13 @@ _NOT_CALLABLE = ("reset", "step", "close", "_setattr", "_check_spaces")
 
 
 class _SubEnvironment:
-    """One sub-environment inside a worker, with its autoreset bookkeeping."""
+    """One sub-environment inside a worker: its episode stepper and observation publishing."""
 
     def __init__(self, index: int, env: Any, shared_memory: Any, autoreset_mode: AutoresetMode):
         self.index = index
         self.env = env
         self.shared_memory = shared_memory
-        self.autoreset_mode = autoreset_mode
-        self.needs_reset = False
+        self.stepper = SubEnvStepper(env, autoreset_mode, index)
         self.observation: Any = None
 
     def _publish(self, observation: Any) -> Any:
@@ -55,25 +55,14 @@ class _SubEnvironment:
         return None
 
     def reset(self, seed: Any = None, options: Any = None) -> tuple[Any, dict[str, Any]]:
-        observation, info = self.env.reset(seed=seed, options=options)
-        self.needs_reset = False
+        observation, info = self.stepper.reset(seed=seed, options=options)
         return self._publish(observation), info
 
     def reset_noop(self) -> tuple[Any, dict[str, Any]]:
         return (None if self.shared_memory else self.observation), {}
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
-        if self.autoreset_mode is AutoresetMode.NEXT_STEP and self.needs_reset:
-            observation, info = self.env.reset()
-            reward, terminated, truncated = 0, False, False
-        else:
-            observation, reward, terminated, truncated, info = self.env.step(action)
-            if self.autoreset_mode is AutoresetMode.SAME_STEP and (terminated or truncated):
-                final = {"final_obs": observation, "final_info": info}
-                observation, reset_info = self.env.reset()
-                info = {**final, **reset_info}
-        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
-            self.needs_reset = bool(terminated or truncated)
+        observation, reward, terminated, truncated, info = self.stepper.step(action)
         return self._publish(observation), reward, terminated, truncated, info
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -29,7 +29,7 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -153,16 +153,27 @@ class _Failure:
     error: BaseException | None = None
 
 
-@dataclass
 class _Round:
-    """What came back from one command sent to some workers."""
+    """What came back from one command sent to some workers.
 
-    done: list[_Worker] = field(default_factory=list)
-    infos: dict[str, Any] = field(default_factory=dict)
-    results: dict[int, Any] = field(default_factory=dict)
-    failures: list[_Failure] = field(default_factory=list)
-    argument_errors: list[tuple[_Worker, ErrorReport]] = field(default_factory=list)
-    restarted: list[_Worker] = field(default_factory=list)
+    Attributes:
+        done: the workers that finished it.
+        infos: their merged infos.
+        results: ``call`` results by worker index (and restart bookkeeping).
+        failures: workers that died, hung or raised (fatally).
+        argument_errors: ``(worker, report)`` of argument errors.
+        restarted: workers restarted in this round.
+    """
+
+    __slots__ = ("argument_errors", "done", "failures", "infos", "restarted", "results")
+
+    def __init__(self) -> None:
+        self.done: list[_Worker] = []
+        self.infos: dict[str, Any] = {}
+        self.results: dict[Any, Any] = {}
+        self.failures: list[_Failure] = []
+        self.argument_errors: list[tuple[_Worker, ErrorReport]] = []
+        self.restarted: list[_Worker] = []
 
 
 def _close_pool(workers: Workers, handles: list[_Worker], block: SharedBlock | None) -> None:
@@ -365,6 +376,9 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             else None
         )
         self._action_leaves = action_leaves or []
+        self._single_action_array = "actions" in arrays
+        # The dtype of the last actions found to fit the block exactly.
+        self._fitting_dtype: Any = None
         # The latest observation batch of each worker whose observations use the pipes.
         self._group_observations: dict[int, Any] = {}
         self._dtype_fits: dict[tuple[Any, Any], bool] = {}
@@ -525,9 +539,10 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
 
     def _collect(self, round_: _Round, command: int) -> None:
         """Read the replies of the finished workers of ``round_``."""
-        status = self._block["status"]
+        status = self._block["status"].tolist()
+        in_flight = self._in_flight
         for worker in round_.done:
-            self._in_flight.discard(worker.index)
+            in_flight.discard(worker.index)
             word = status[worker.index]
             if word == Status.OK:
                 continue
@@ -547,10 +562,11 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                     self._group_observations[worker.index] = observations
                 if info:
                     _place_info(round_.infos, info, worker.start, self.num_envs)
-        failed = {failure.worker for failure in round_.failures}
-        round_.done = [w for w in round_.done if w not in failed]
-        for failure in round_.failures:
-            self._in_flight.discard(failure.worker.index)
+        if round_.failures:
+            failed = {failure.worker for failure in round_.failures}
+            round_.done = [w for w in round_.done if w not in failed]
+            for failure in round_.failures:
+                in_flight.discard(failure.worker.index)
 
     def _run(
         self,
@@ -570,6 +586,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
 
     def _resolve(self, round_: _Round) -> None:
         """Restart failed workers (or raise their failure); raise argument errors."""
+        if not round_.failures and not round_.argument_errors:
+            return
         if round_.failures and not self.restart_failed:
             for failure in round_.failures:
                 self._processes.forget(failure.worker.index)
@@ -785,8 +803,10 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             palaestra.error.WorkerError: if a worker dies or hangs (without
                 ``restart_failed``).
         """
-        self._assert_usable()
-        self._drain()
+        if self.closed or self._lost:
+            self._assert_usable()
+        if self._in_flight:
+            self._drain()
         if self._autoreset_next:
             round_ = self._step_with_autoresets(self._workers, actions, np.arange(self.num_envs))
         elif self._write_actions(actions, slice(None)):
@@ -850,12 +870,18 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         if not self._actions_in_block:
             return False
         arrays = self._block.arrays
-        if len(self._action_leaves) == 1 and self._action_leaves[0][0] == "actions":
+        if self._single_action_array:
             target = arrays["actions"]
             values = np.asarray(actions)
-            self._check_shape(values, target[rows])
-            if not self._fits(values.dtype, target.dtype):
-                return False
+            if rows.__class__ is slice:
+                if values.shape != target.shape:
+                    self._check_shape(values, target)
+            else:
+                self._check_shape(values, target[rows])
+            if values.dtype is not self._fitting_dtype:
+                if not self._fits(values.dtype, target.dtype):
+                    return False
+                self._fitting_dtype = values.dtype
             target[rows] = values
             return True
         leaves = []
