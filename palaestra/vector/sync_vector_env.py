@@ -9,6 +9,7 @@ from typing import Any, Generic
 import numpy as np
 
 from palaestra.core import ActType, Env, ObsType, RenderFrame
+from palaestra.error import ClosedEnvironmentError
 from palaestra.vector._arguments import (
     ObservationMode,
     action_misfit,
@@ -147,7 +148,9 @@ class SyncVectorEnv(
         Raises:
             ValueError: for a seed list of the wrong length or a bad ``reset_mask``.
             TypeError: for a ``reset_mask`` that is not a boolean numpy array.
+            ClosedEnvironmentError: after :meth:`close`.
         """
+        self._refuse_if_closed()
         seeds = seeds_per_env(seed, self.num_envs)
         mask, options = split_reset_mask(options, self.num_envs)
         if mask is None:
@@ -175,7 +178,9 @@ class SyncVectorEnv(
         Raises:
             RuntimeError: with ``autoreset_mode=DISABLED``, if a sub-env whose episode ended
                 was not reset (no sub-env is stepped then).
+            ClosedEnvironmentError: after :meth:`close`.
         """
+        self._refuse_if_closed()
         if self.autoreset_mode is DISABLED:
             ended = [s.index for s in self._steppers if s.needs_reset]
             if ended:
@@ -195,6 +200,13 @@ class SyncVectorEnv(
             np.copy(truncations),
             infos,
         )
+
+    def _refuse_if_closed(self) -> None:
+        if self.closed:
+            raise ClosedEnvironmentError(
+                f"Trying to operate on `{type(self).__name__}`, after a call to `close()`; "
+                "build a new vector env instead."
+            )
 
     def _batch_observations(self) -> ObsType:
         self._observations = concatenate(
