@@ -11,8 +11,11 @@ So adding a command is writing ``palaestra/cli/<module>.py`` and appending ``"<m
 :data:`COMMANDS`. Commands may let :class:`palaestra.error.Error` (and the
 :class:`ModuleNotFoundError` of a ``module:Env-v0`` id) propagate: :func:`main` prints its
 message (no traceback) and exits with status 2, the status argparse uses for bad arguments.
-Module names given on the command line resolve from the current folder, as with
-``python -m``.
+
+The working folder is not put on ``sys.path``: a run folder downloaded into it cannot
+shadow a module. Module names given on the command line (``module:Env-v0``,
+``module:Class``) resolve from ``sys.path``; add folders with ``--import-path DIR``
+(``palaestra --import-path . train examples.inventory_env:InventoryTrading-v0``).
 
 Example:
     >>> main(["run", "CartPole-v1", "--episodes", "1", "--seed", "0"])  # doctest: +ELLIPSIS
@@ -49,9 +52,20 @@ def build_parser() -> argparse.ArgumentParser:
         >>> build_parser().parse_args(["list"]).command
         'list'
     """
+    from palaestra import __version__
+
     parser = argparse.ArgumentParser(
         prog="palaestra",
         description="Reinforcement-learning environments that speak the Gymnasium API.",
+    )
+    parser.add_argument("--version", action="version", version=f"palaestra {__version__}")
+    parser.add_argument(
+        "--import-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also import modules named on the command line from DIR (repeatable; "
+        "the current folder is not searched unless given, e.g. --import-path .)",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module_name in COMMANDS:
@@ -75,13 +89,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         2
     """
     args = build_parser().parse_args(argv)
-    # Like ``python -m``, "module:Class" and "module:Env-v0" arguments resolve from the
-    # current folder.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    for folder in reversed(args.import_path):
+        path = os.path.abspath(folder)
+        if path not in sys.path:
+            sys.path.insert(0, path)
     try:
         return args.handler(args)
-    except (error.Error, ModuleNotFoundError) as e:
+    except ModuleNotFoundError as e:
         # A "module:Env-v0" id naming a missing module is a bad argument, not a crash.
-        print(f"palaestra {args.command}: error: {e}", file=sys.stderr)
+        hint = "" if args.import_path else " (to import from this folder, add --import-path .)"
+        print(f"palaestra {args.command}: error: {e}{hint}", file=sys.stderr)
         return USAGE_ERROR
+    except error.Error as e:
+        print(f"palaestra {args.command}: error: {e}", file=sys.stderr)
+        return getattr(e, "exit_status", USAGE_ERROR)

@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import importlib
 import importlib.util
+import os
 import re
 import sys
 import warnings
@@ -152,8 +153,26 @@ def _plain(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
+def quiet_headless_sdl() -> None:
+    """Without a display, point SDL (pygame) at its dummy drivers before it is loaded.
+
+    Rendering checks then draw off screen instead of SDL printing errors such as
+    ``XDG_RUNTIME_DIR is invalid`` to the terminal. Settings already made are kept.
+
+    Example:
+        >>> quiet_headless_sdl()
+    """
+    from palaestra.cli.play import display_problem
+
+    if display_problem() is not None:
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+
 def run(args: argparse.Namespace) -> int:
     """Check the env named by ``args.target``; return 0 when it passes, 1 otherwise."""
+    quiet_headless_sdl()
     env = load_env(args.target)
     try:
         report = find_problems(env, skip_render=args.skip_render)

@@ -1,5 +1,11 @@
 """``palaestra eval``: evaluate a trained agent saved by ``palaestra train``.
 
+Actions are deterministic (the most likely action) by default, as in training's
+evaluations; ``--stochastic`` samples them. The printed line names the mode. A run folder
+without ``model.pt`` (a run that was killed) falls back to its newest checkpoint. Nothing
+named in the checkpoint is imported: an env id with a ``module:`` prefix is refused unless
+``--allow-import`` is given.
+
 Example:
     >>> import tempfile
     >>> from palaestra.cli import main
@@ -7,14 +13,15 @@ Example:
     >>> _ = main(["train", "CartPole-v1", "--steps", "256", "--out", out, "--no-video",
     ...           "--no-progress", "--eval-episodes", "1"])  # doctest: +ELLIPSIS
     trained ...
-    >>> main(["eval", out, "--episodes", "3", "--deterministic"])  # doctest: +ELLIPSIS
-    mean return over 3 episodes: ... ± ...
+    >>> main(["eval", out, "--episodes", "3"])  # doctest: +ELLIPSIS
+    mean return over 3 episodes (deterministic): ... ± ...
     0
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from palaestra.cli._arguments import positive_int
@@ -26,43 +33,77 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "eval",
         help="evaluate a trained agent",
         description=(
-            "Load DIR/model.pt (or a checkpoint file) written by `palaestra train`, play "
-            "episodes with the saved observation normalization and print mean ± std return."
+            "Load DIR/model.pt (or its newest checkpoint, or a checkpoint file) written by "
+            "`palaestra train`, play episodes with the saved observation normalization and "
+            "print mean ± std return. Deterministic actions unless --stochastic."
         ),
     )
     parser.add_argument("path", metavar="DIR", help="a run folder or a checkpoint file")
     parser.add_argument(
         "--episodes", type=positive_int, default=100, metavar="N", help="default: 100"
     )
-    parser.add_argument("--deterministic", action="store_true", help="take the most likely action")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--deterministic",
+        dest="stochastic",
+        action="store_false",
+        help="take the most likely action (the default)",
+    )
+    mode.add_argument("--stochastic", action="store_true", help="sample actions")
+    parser.set_defaults(stochastic=False)
     parser.add_argument("--seed", type=int, default=10_000, metavar="S", help="default: 10000")
     parser.add_argument(
         "--num-envs", type=positive_int, default=None, metavar="N", help="parallel episodes"
     )
+    parser.add_argument(
+        "--allow-import",
+        action="store_true",
+        help="allow a checkpoint's module:Env id to import its module (trusted files only)",
+    )
     return parser
+
+
+def checkpoint_path(path: Path) -> Path:
+    """Pick the checkpoint to evaluate: the file, ``DIR/model.pt`` or the newest checkpoint.
+
+    Example:
+        >>> checkpoint_path(Path("runs/x/model.pt")).name
+        'model.pt'
+    """
+    from palaestra.train.checkpoint import newest_checkpoint
+
+    if not path.is_dir():
+        return path
+    model = path / "model.pt"
+    if model.is_file():
+        return model
+    newest = newest_checkpoint(path)
+    if newest is None:
+        return model
+    print(f"no model.pt in {path}; using the newest checkpoint {newest}", file=sys.stderr)
+    return newest
 
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate as ``args`` asks and print the result; return the exit status."""
-    from palaestra import error
     from palaestra.train._torch import require_torch
 
     require_torch()
     from palaestra.train.checkpoint import load_policy
     from palaestra.train.evaluation import evaluate
 
-    path = Path(args.path)
-    model = path / "model.pt" if path.is_dir() else path
-    try:
-        policy = load_policy(model)
-    except FileNotFoundError as exc:
-        raise error.Error(str(exc)) from exc
+    policy = load_policy(checkpoint_path(Path(args.path)), allow_import=args.allow_import)
     envs = policy.make_env(num_envs=args.num_envs or min(args.episodes, 100))
+    deterministic = not args.stochastic
     try:
         returns = evaluate(
-            policy, envs, episodes=args.episodes, deterministic=args.deterministic, seed=args.seed
+            policy, envs, episodes=args.episodes, deterministic=deterministic, seed=args.seed
         )
     finally:
         envs.close()
-    print(f"mean return over {args.episodes} episodes: {returns.mean():.2f} ± {returns.std():.2f}")
+    mode = "deterministic" if deterministic else "stochastic"
+    print(
+        f"mean return over {args.episodes} episodes ({mode}): "
+        f"{returns.mean():.2f} ± {returns.std():.2f}"
+    )
     return 0

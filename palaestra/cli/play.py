@@ -14,6 +14,8 @@ Example:
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import warnings
 from typing import Any
 
@@ -22,7 +24,7 @@ from palaestra.core import Env
 from palaestra.envs.registration import make
 from palaestra.utils import play as play_utils
 
-__all__ = ["add_parser", "run", "describe_controls"]
+__all__ = ["add_parser", "run", "describe_controls", "display_problem"]
 
 
 def _positive_float(text: str) -> float:
@@ -95,8 +97,44 @@ def _make_playable_env(env_id: str) -> tuple[Env, dict]:
         ) from e
 
 
+def display_problem(
+    environ: dict[str, str] | None = None, platform: str | None = None
+) -> str | None:
+    """Explain why no window can open here, or return ``None`` when a display looks available.
+
+    On Linux and the BSDs a window needs ``DISPLAY`` (X11) or ``WAYLAND_DISPLAY``; SDL's
+    ``dummy``/``offscreen`` video drivers never show one. Other systems always have one.
+
+    Example:
+        >>> display_problem({}, "linux")
+        'no display: neither DISPLAY nor WAYLAND_DISPLAY is set'
+        >>> display_problem({"DISPLAY": ":0"}, "linux") is None
+        True
+    """
+    environ = dict(os.environ) if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    driver = environ.get("SDL_VIDEODRIVER", "")
+    if driver in ("dummy", "offscreen"):
+        return f"SDL_VIDEODRIVER={driver} shows no window"
+    unix = platform.startswith(("linux", "freebsd", "openbsd", "netbsd"))
+    if unix and not (environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")):
+        return "no display: neither DISPLAY nor WAYLAND_DISPLAY is set"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
-    """Play ``args.env_id`` until the window is closed; return exit status 0."""
+    """Play ``args.env_id`` until the window is closed; return exit status 0.
+
+    Raises:
+        palaestra.error.Error: at once when no window can be shown (see
+            :func:`display_problem`) or the env has no default keys.
+    """
+    problem = display_problem()
+    if problem is not None:
+        raise error.Error(
+            f"cannot play {args.env_id}: {problem}. Run it in a desktop session, or save a "
+            f"video instead: palaestra record {args.env_id}"
+        )
     env, keys_to_action = _make_playable_env(args.env_id)
     print(f"Playing {args.env_id}; Escape or closing the window quits.")
     for line in describe_controls(keys_to_action):

@@ -5,9 +5,17 @@ members are imported on first access, so ``import palaestra.train`` itself is ch
 
 - :class:`PPO` / :class:`PPOConfig`: PPO on vector envs (GAE, clipped surrogate and value
   losses, entropy bonus, minibatch epochs, gradient clipping, learning-rate annealing,
-  observation/reward normalization saved with the model).
+  observation/reward normalization saved with the model), training any torch policy
+  module (:mod:`palaestra.train.policies`: MLP, CNN, multi-input, or your own).
+- :class:`DQN` / :class:`DQNConfig`: double DQN with a target network, replay and an
+  epsilon schedule; :class:`SAC` / :class:`SACConfig`: soft actor-critic with twin critics,
+  automatic entropy tuning and a tanh-squashed Gaussian.
 - :class:`Reinforce` / :class:`ReinforceConfig`: Monte-Carlo policy gradient.
-- :func:`evaluate`, :func:`save_agent`, :func:`load_policy`: evaluation and checkpoints.
+- An SB3-shaped API: ``Algo(policy, env_or_id, **hyper_parameters)``, ``.learn``,
+  ``.predict`` (one observation or a batch), ``.save`` / ``Algo.load``; defaults are the
+  env's preset (:mod:`palaestra.train.presets`), the same ``palaestra train`` uses.
+- :func:`evaluate`, :func:`save_agent`, :func:`load_policy`: evaluation and checkpoints
+  (atomic saves; loading never imports code named in a file).
 - :class:`DiagnosticsWrapper`, :class:`TrainingMonitor`: failure-mode detection.
 - :func:`run_training`: everything ``palaestra train`` does.
 
@@ -23,9 +31,9 @@ Troubleshooting checklist (each item is a check of :mod:`palaestra.train.diagnos
    into an error; look for loops or blocking I/O in the env.
 
 Example:
-    >>> from palaestra.train import PPO, PPOConfig
-    >>> agent = PPO("CartPole-v1", PPOConfig(num_envs=2, n_steps=8, batch_size=16))
-    >>> agent.learn(total_steps=16)[-1]["steps"]
+    >>> from palaestra.train import PPO
+    >>> agent = PPO("MlpPolicy", "CartPole-v1", num_envs=2, n_steps=8, batch_size=16)
+    >>> agent.learn(total_timesteps=16, progress_bar=False)[-1]["steps"]
     16
 """
 
@@ -34,6 +42,14 @@ from palaestra._lazy import lazy_attributes
 _LOCATIONS = {
     "PPO": "ppo",
     "PPOConfig": "ppo",
+    "DQN": "dqn",
+    "DQNConfig": "dqn",
+    "SAC": "sac",
+    "SACConfig": "sac",
+    "CheckpointError": "checkpoint",
+    "NonFiniteError": "diagnostics",
+    "ActorCriticPolicy": "policies",
+    "make_policy": "policies",
     "Reinforce": "reinforce",
     "ReinforceConfig": "reinforce",
     "ReinforceResult": "reinforce",

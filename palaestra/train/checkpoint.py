@@ -1,13 +1,21 @@
 """Saving trained agents to disk and loading them back as ready-to-act policies.
 
-A checkpoint is one ``torch.save`` file holding the algorithm, the env id, the
-hyper-parameters, the network weights and the observation/reward normalization statistics;
-it loads with ``weights_only=True`` (no pickled code).
+A checkpoint is one ``torch.save`` file holding a format marker, the algorithm, the env id,
+the hyper-parameters, the network weights (as a state dict), the optimizer state and the
+observation/reward normalization statistics. Files are written atomically (a temporary
+file in the same folder, then a rename), so a crash never leaves a half-written
+checkpoint behind.
+
+Loading is data only: the file is read with ``weights_only=True`` (no pickled code), and
+the saved env id is never imported from: a ``module:Env-v0`` id (which would import
+``module``) is refused unless the caller passes ``allow_import=True``. A corrupt, truncated
+or foreign file raises :class:`CheckpointError` with one line naming the file and what is
+wrong.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from palaestra.train.ppo import PPO, PPOConfig
-    >>> agent = PPO("CartPole-v1", PPOConfig(num_envs=2, n_steps=4, batch_size=8, n_epochs=1))
+    >>> from palaestra.train.ppo import PPO
+    >>> agent = PPO("MlpPolicy", "CartPole-v1", num_envs=2, n_steps=4, batch_size=8)
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.pt"
     >>> save_agent(agent, path)
     >>> policy = load_policy(path)
@@ -18,24 +26,38 @@ Example:
 from __future__ import annotations
 
 import os
+import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from palaestra import error
 from palaestra.train._torch import require_torch
-from palaestra.train.distributions import make_head
 from palaestra.train.envs import load_normalization_state
 
 torch = require_torch()
 
+FORMAT = "palaestra-checkpoint"
+FORMAT_VERSION = 2
+REQUIRED_KEYS = ("algo", "env_id", "config", "model")
+
+
+class CheckpointError(error.Error):
+    """A checkpoint file that cannot be used: missing, corrupt, truncated or foreign.
+
+    Example:
+        >>> str(CheckpointError("model.pt: truncated"))
+        'model.pt: truncated'
+    """
+
 
 def save_agent(agent: Any, path: str | os.PathLike) -> None:
-    """Write ``agent.state()`` to ``path`` (parent folders are created).
+    """Write ``agent.state()`` to ``path`` atomically (parent folders are created).
 
     Args:
-        agent: a :class:`~palaestra.train.ppo.PPO` or
-            :class:`~palaestra.train.reinforce.Reinforce` agent.
+        agent: a trainer of :mod:`palaestra.train` (PPO, DQN, SAC, REINFORCE).
         path: the file to write.
 
     Example:
@@ -48,71 +70,187 @@ def save_agent(agent: Any, path: str | os.PathLike) -> None:
         'reinforce'
     """
     state = dict(agent.state())
+    state["format"] = FORMAT
+    state["format_version"] = FORMAT_VERSION
     state["normalization"] = {
         key: {name: torch.as_tensor(value) for name, value in stats.items()}
-        for key, stats in state["normalization"].items()
+        for key, stats in state.get("normalization", {}).items()
     }
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    torch.save(state, path)
+    atomic_torch_save(state, path)
+
+
+def atomic_torch_save(obj: Any, path: str | os.PathLike) -> None:
+    """``torch.save`` into a temporary file beside ``path``, then rename it over ``path``.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "x.pt"
+        >>> atomic_torch_save({"a": 1}, path)
+        >>> sorted(p.name for p in path.parent.iterdir())
+        ['x.pt']
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            torch.save(obj, file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def load_state(path: str | os.PathLike) -> dict[str, Any]:
     """Read a checkpoint written by :func:`save_agent`, with normalization stats as NumPy.
 
     Raises:
-        FileNotFoundError: if ``path`` does not exist.
+        CheckpointError: if ``path`` is missing, not a torch file, truncated, or not a
+            palaestra checkpoint (one line naming the file and the problem).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> bad = pathlib.Path(tempfile.mkdtemp()) / "model.pt"
+        >>> _ = bad.write_bytes(b"not a checkpoint")
+        >>> load_state(bad)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        palaestra.train.checkpoint.CheckpointError: ...model.pt is not a readable checkpoint ...
     """
-    if not Path(path).is_file():
-        raise FileNotFoundError(
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(
             f"No checkpoint at {str(path)!r}; pass a file written by `palaestra train` "
             "(DIR/model.pt) or by palaestra.train.checkpoint.save_agent."
         )
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    state["normalization"] = {
-        key: {name: np.asarray(value) for name, value in stats.items()}
-        for key, stats in state["normalization"].items()
-    }
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # every unreadable file gets the same one-line answer
+        raise CheckpointError(
+            f"{path} is not a readable checkpoint (corrupt, truncated or not a torch file: "
+            f"{_one_line(exc)}); retrain, or use another file from checkpoints/."
+        ) from None
+    if not isinstance(state, dict):
+        raise CheckpointError(
+            f"{path} is not a palaestra checkpoint: it holds a {type(state).__name__}, "
+            "not a checkpoint dictionary."
+        )
+    marker = state.get("format", FORMAT)
+    missing = [key for key in REQUIRED_KEYS if key not in state]
+    if marker != FORMAT or missing:
+        raise CheckpointError(
+            f"{path} is not a palaestra checkpoint (missing {missing or ['format marker']}); "
+            "it may come from another library."
+        )
+    try:
+        state["normalization"] = {
+            key: {name: np.asarray(value) for name, value in stats.items()}
+            for key, stats in state.get("normalization", {}).items()
+        }
+    except (AttributeError, TypeError) as exc:
+        raise CheckpointError(f"{path} has malformed normalization statistics ({exc}).") from None
     return state
 
 
+def _one_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return text.splitlines()[0][:160] if text else type(exc).__name__
+
+
+def resolve_env_id(state: dict[str, Any], path: Any, allow_import: bool = False) -> str:
+    """Return the registered env id a checkpoint names, without importing anything by default.
+
+    A ``module:Env-v0`` id, or an id that is only registered by importing the module saved
+    with it, is refused unless ``allow_import`` is true.
+
+    Raises:
+        CheckpointError: naming the id and the flag that allows importing.
+
+    Example:
+        >>> resolve_env_id({"env_id": "CartPole-v1"}, "model.pt")
+        'CartPole-v1'
+        >>> resolve_env_id({"env_id": "evil:CartPole-v1"}, "model.pt")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        palaestra.train.checkpoint.CheckpointError: model.pt names env id 'evil:CartPole-v1'...
+    """
+    raw = state.get("env_id")
+    if not isinstance(raw, str) or not raw:
+        raise CheckpointError(f"{path} names no env id; pass the env explicitly.")
+    module, env_id = raw.split(":", 1) if ":" in raw else (state.get("env_module"), raw)
+    if ":" not in raw and is_registered(env_id):
+        return env_id
+    if not module:
+        raise CheckpointError(f"{path} names env id {raw!r}, which is not registered.")
+    if not allow_import:
+        raise CheckpointError(
+            f"{path} names env id {raw!r}, which would import module {module!r}; nothing "
+            "was run. If you trust this file, allow it with --allow-import (Python: "
+            "allow_import=True)."
+        )
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", module):
+        raise CheckpointError(f"{path} names an invalid module {module!r}.")
+    import importlib
+
+    importlib.import_module(module)
+    return env_id
+
+
+def is_registered(env_id: str) -> bool:
+    """Whether ``make(env_id)`` finds ``env_id`` without importing anything.
+
+    Example:
+        >>> is_registered("CartPole-v1"), is_registered("CartPole"), is_registered("Nope-v0")
+        (True, True, False)
+    """
+    from palaestra.envs.registration import registry
+
+    if env_id in registry:
+        return True
+    return "-v" not in env_id and any(key.split("-v")[0] == env_id for key in registry)
+
+
 class TrainedPolicy:
-    """A trained network with its action head and normalization, ready to act.
+    """A trained network with its normalization, ready to act (no optimizer, no env).
 
     Args:
         state: a checkpoint dictionary (see :func:`load_state`).
         action_space: one sub-env's action space.
         observation_space: one sub-env's observation space.
+        env_id: the registered env id to make envs with (defaults to the saved one).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from palaestra.train.ppo import PPO
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.pt"
+        >>> PPO("MlpPolicy", "CartPole-v1", num_envs=1, n_steps=4, batch_size=4).save(path)
+        >>> load_policy(path).predict(np.zeros(4, np.float32)).shape
+        ()
     """
 
-    def __init__(self, state: dict[str, Any], action_space: Any, observation_space: Any):
-        from palaestra.train.networks import ActorCritic, PolicyNetwork
-
+    def __init__(
+        self,
+        state: dict[str, Any],
+        action_space: Any,
+        observation_space: Any,
+        env_id: str | None = None,
+    ):
         self.state = state
         self.algo = state["algo"]
-        self.env_id = state["env_id"]
+        self.env_id = env_id or state["env_id"]
         self.normalization = state["normalization"]
-        config = state["config"]
-        obs_dim = int(np.prod(observation_space.shape))
-        self.head = make_head(action_space, squash=config["squash"])
-        self.head.load_state_dict(state["head"])
-        if self.algo == "ppo":
-            self.network = ActorCritic(obs_dim, self.head.num_outputs, config["hidden_sizes"])
-        else:
-            self.network = PolicyNetwork(
-                obs_dim, self.head.num_outputs, config["hidden_dim"], config["dropout"]
-            )
-        self.network.load_state_dict(state["model"])
-        self.network.eval()
+        self.observation_space = observation_space
+        self.action_space = action_space
+        self.actor = _actor_for(state, observation_space, action_space)
 
-    @torch.no_grad()
-    def predict(self, observations: np.ndarray, deterministic: bool = True) -> np.ndarray:
-        """Env actions for a batch of observations already normalized by :meth:`make_env`."""
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-        outputs = self.network(obs.reshape(len(obs), -1))
-        if isinstance(outputs, tuple):
-            outputs = outputs[0]
-        actions = self.head.mode(outputs) if deterministic else self.head.sample(outputs)[0]
-        return self.head.to_env(actions)
+    def predict(self, observations: Any, deterministic: bool = True) -> np.ndarray:
+        """Env actions for one observation or a batch (normalized as :meth:`make_env` does)."""
+        from palaestra.train.ppo import predict_with
+
+        with torch.no_grad():
+            return predict_with(self.actor, observations, self.observation_space, deterministic)
 
     def make_env(self, num_envs: int = 1, **kwargs: Any) -> Any:
         """Make a vector env of the trained env id with the saved observation normalization.
@@ -127,20 +265,127 @@ class TrainedPolicy:
         return load_normalization_state(envs, self.normalization, freeze=True)
 
 
-def load_policy(path: str | os.PathLike) -> TrainedPolicy:
-    """Load a checkpoint as a :class:`TrainedPolicy` (the env id must be registered).
+def _actor_for(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
+    """``act(batch, deterministic)`` for the saved network of any algorithm."""
+    algo = state["algo"]
+    config = state["config"]
+    try:
+        if algo == "ppo" and "policy" in state:
+            return _ppo_actor(state, observation_space, action_space)
+        if algo == "ppo":
+            return _legacy_ppo_actor(state, observation_space, action_space)
+        if algo == "reinforce":
+            return _reinforce_actor(state, observation_space, action_space)
+        if algo == "dqn":
+            from palaestra.train.dqn import dqn_actor
+
+            return dqn_actor(state, observation_space, action_space)
+        if algo == "sac":
+            from palaestra.train.sac import sac_actor
+
+            return sac_actor(state, observation_space, action_space)
+    except (RuntimeError, KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(
+            f"checkpoint weights do not fit {algo} on {state.get('env_id')} with "
+            f"config {_short(config)}: {_one_line(exc)}"
+        ) from None
+    raise CheckpointError(f"checkpoint holds an unknown algorithm {algo!r}.")
+
+
+def _short(config: Any) -> str:
+    return str(config)[:80]
+
+
+class _HeadActor:
+    def __init__(self, network: Any, head: Any, flatten: bool = True):
+        self.network, self.head, self.flatten = network, head, flatten
+
+    def act(self, observations: Any, deterministic: bool) -> np.ndarray:
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+        outputs = self.network(obs.reshape(len(obs), -1))
+        if isinstance(outputs, tuple):
+            outputs = outputs[0]
+        actions = self.head.mode(outputs) if deterministic else self.head.sample(outputs)[0]
+        return self.head.to_env(actions)
+
+
+def _ppo_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
+    from palaestra.train.policies import POLICY_NAMES, make_policy
+    from palaestra.train.ppo import _PolicyActor
+
+    config = state["config"]
+    name = state["policy"]
+    if name not in POLICY_NAMES:
+        raise ValueError(
+            f"it holds a custom policy ({name}); load it with PPO.load(path, policy=module)"
+        )
+    hidden = config.get("hidden_sizes")
+    policy = make_policy(
+        name,
+        observation_space,
+        action_space,
+        hidden_sizes=tuple(hidden) if hidden is not None else None,
+        squash=config.get("squash", False),
+        log_std_init=config.get("log_std_init", 0.0),
+        features_dim=config.get("features_dim", 512),
+    )
+    policy.load_state_dict(state["model"])
+    policy.eval()
+    return _PolicyActor(policy, torch.device("cpu"), action_space)
+
+
+def _legacy_ppo_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
+    from palaestra.train.distributions import make_head
+    from palaestra.train.networks import ActorCritic
+
+    config = state["config"]
+    head = make_head(action_space, squash=config["squash"])
+    head.load_state_dict(state["head"])
+    network = ActorCritic(
+        int(np.prod(observation_space.shape)), head.num_outputs, tuple(config["hidden_sizes"])
+    )
+    network.load_state_dict(state["model"])
+    network.eval()
+    return _HeadActor(network, head)
+
+
+def _reinforce_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
+    from palaestra.train.distributions import make_head
+    from palaestra.train.networks import PolicyNetwork
+
+    config = state["config"]
+    head = make_head(action_space, squash=config["squash"])
+    head.load_state_dict(state["head"])
+    network = PolicyNetwork(
+        int(np.prod(observation_space.shape)),
+        head.num_outputs,
+        config["hidden_dim"],
+        config["dropout"],
+    )
+    network.load_state_dict(state["model"])
+    network.eval()
+    return _HeadActor(network, head)
+
+
+def load_policy(path: str | os.PathLike, allow_import: bool = False) -> TrainedPolicy:
+    """Load a checkpoint as a :class:`TrainedPolicy`.
+
+    Nothing named in the file is imported: the env id must already be registered, unless
+    ``allow_import`` lets a ``module:Env-v0`` id import its module.
 
     Args:
         path: a file written by :func:`save_agent`.
+        allow_import: allow importing the module a saved env id names.
 
     Raises:
-        FileNotFoundError: if ``path`` does not exist.
+        CheckpointError: for a missing, corrupt, truncated or foreign file, or an env id
+            that would need an import.
 
     Example:
         >>> import tempfile, pathlib
-        >>> from palaestra.train.ppo import PPO, PPOConfig
+        >>> from palaestra.train.ppo import PPO
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.pt"
-        >>> save_agent(PPO("CartPole-v1", PPOConfig(num_envs=1, n_steps=4, batch_size=4)), path)
+        >>> save_agent(PPO("MlpPolicy", "CartPole-v1", num_envs=1, n_steps=4, batch_size=4), path)
         >>> policy = load_policy(path)
         >>> policy.predict(np.zeros((3, 4), dtype=np.float32)).shape
         (3,)
@@ -148,8 +393,32 @@ def load_policy(path: str | os.PathLike) -> TrainedPolicy:
     from palaestra import make
 
     state = load_state(path)
-    env = make(state["env_id"])
+    env_id = resolve_env_id(state, path, allow_import)
+    env = make(env_id)
     try:
-        return TrainedPolicy(state, env.action_space, env.observation_space)
+        try:
+            return TrainedPolicy(state, env.action_space, env.observation_space, env_id)
+        except CheckpointError as exc:
+            raise CheckpointError(f"{path}: {exc}") from None
     finally:
         env.close()
+
+
+def newest_checkpoint(folder: str | os.PathLike) -> Path | None:
+    """Return the checkpoint of ``folder/checkpoints`` with the most env steps, or ``None``.
+
+    Example:
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> (folder / "checkpoints").mkdir()
+        >>> for steps in (512, 4096, 1024):
+        ...     _ = (folder / "checkpoints" / f"step_{steps}.pt").write_bytes(b"")
+        >>> newest_checkpoint(folder).name
+        'step_4096.pt'
+    """
+    found = []
+    for candidate in Path(folder, "checkpoints").glob("step_*.pt"):
+        match = re.fullmatch(r"step_(\d+)\.pt", candidate.name)
+        if match:
+            found.append((int(match.group(1)), candidate))
+    return max(found)[1] if found else None

@@ -82,6 +82,54 @@ class StepTimeoutError(DiagnosticsError, TimeoutError):
     """An env's ``step`` did not return within the allowed time."""
 
 
+NON_FINITE_FIX = (
+    "normalize observations and rewards, lower the learning rate, and guard divisions and "
+    "logs in the env's reward (find the first bad value with --diagnostics / "
+    "DiagnosticsWrapper); to train on anyway, opt out with check_finite=False "
+    "(palaestra train --no-check-finite)."
+)
+
+
+class NonFiniteError(DiagnosticsError):
+    """Training met a non-finite reward, loss or gradient (``check_finite``, on by default).
+
+    The message names the env step (and update) and ends with the likely fix.
+
+    Example:
+        >>> str(NonFiniteError("non-finite reward at env step 8")).splitlines()[1][:11]
+        'Likely fix:'
+    """
+
+    def __init__(self, headline: str):
+        super().__init__(f"{headline}\nLikely fix: {NON_FINITE_FIX}")
+
+
+def check_finite_rewards(rewards: Any, step: int) -> None:
+    """Raise :class:`NonFiniteError` if any of a batch of rewards is NaN or infinite.
+
+    Args:
+        rewards: the rewards of one (vector) step.
+        step: the env-step count, for the message.
+
+    Example:
+        >>> check_finite_rewards(np.array([1.0, 0.5]), step=2)
+        >>> try:
+        ...     check_finite_rewards(np.array([1.0, np.nan]), step=4)
+        ... except NonFiniteError as problem:
+        ...     print(str(problem).splitlines()[0])
+        non-finite reward at env step 4 in sub-env 1: nan; training stopped.
+    """
+    values = np.asarray(rewards, dtype=np.float64)
+    if np.isfinite(values).all():
+        return
+    index = int(np.flatnonzero(~np.isfinite(values.reshape(-1)))[0])
+    where = f" in sub-env {index}" if values.ndim else ""
+    raise NonFiniteError(
+        f"non-finite reward at env step {step}{where}: {float(values.reshape(-1)[index])!r}; "
+        "training stopped."
+    )
+
+
 def _check_on_problem(on_problem: str) -> None:
     if on_problem not in ON_PROBLEM_CHOICES:
         raise ValueError(f"on_problem must be one of {ON_PROBLEM_CHOICES}, got {on_problem!r}.")

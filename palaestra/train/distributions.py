@@ -43,6 +43,8 @@ class CategoricalHead(nn.Module):
         self.n = n
         self.start = start
         self.num_outputs = n
+        self.action_shape: tuple[int, ...] = ()
+        self.action_dtype = np.int64
 
     def sample(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Draw one action per row; return ``(actions, log_probs)``."""
@@ -129,6 +131,8 @@ class GaussianHead(nn.Module):
         self.register_buffer("low", torch.as_tensor(low, dtype=torch.float32))
         self.register_buffer("high", torch.as_tensor(high, dtype=torch.float32))
         self.num_outputs = int(np.prod(np.shape(low)))
+        self.action_shape: tuple[int, ...] = (self.num_outputs,)
+        self.action_dtype = np.float32
         self.log_std = nn.Parameter(torch.full((self.num_outputs,), float(log_std_init)))
 
     def sample(self, mean: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -245,15 +249,121 @@ class SquashedGaussianHead(GaussianHead):
         return scaled.cpu().numpy().astype(np.float32)
 
 
+class MultiCategoricalHead(nn.Module):
+    """Independent categorical distributions, one per ``MultiDiscrete`` component.
+
+    The network outputs all components' logits side by side (``sum(nvec)`` values); the
+    log-probability and entropy of an action are the sums over its components.
+
+    Args:
+        nvec: number of choices of each component.
+        start: the smallest value of each component (``MultiDiscrete.start``).
+        shape: the shape of one env action (``MultiDiscrete.shape``).
+
+    Example:
+        >>> head = MultiCategoricalHead([2, 3])
+        >>> logits = torch.tensor([[0.0, 4.0, 9.0, 0.0, 0.0]])
+        >>> head.to_env(head.mode(logits))
+        array([[1, 0]])
+    """
+
+    def __init__(self, nvec: Any, start: Any = None, shape: tuple[int, ...] | None = None):
+        super().__init__()
+        self.nvec = [int(n) for n in np.ravel(nvec)]
+        self.start = np.zeros(len(self.nvec), np.int64) if start is None else np.ravel(start)
+        self.shape = tuple(shape) if shape is not None else (len(self.nvec),)
+        self.num_outputs = int(sum(self.nvec))
+        self.action_shape: tuple[int, ...] = (len(self.nvec),)
+        self.action_dtype = np.int64
+
+    def _split(self, logits: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return torch.split(logits, self.nvec, dim=-1)
+
+    def sample(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Draw one action per row; return ``(actions, log_probs)``."""
+        parts = [F.log_softmax(part, dim=-1) for part in self._split(logits)]
+        actions = torch.stack([torch.multinomial(p.exp(), 1).squeeze(-1) for p in parts], -1)
+        return actions, self.log_prob_entropy(logits, actions)[0]
+
+    def log_prob_entropy(
+        self, logits: torch.Tensor, actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return the summed log-probability of ``actions`` and summed entropy of each row."""
+        log_prob = torch.zeros(logits.shape[0], device=logits.device)
+        entropy = torch.zeros(logits.shape[0], device=logits.device)
+        for index, part in enumerate(self._split(logits)):
+            log_probs = F.log_softmax(part, dim=-1)
+            chosen = actions[..., index].long().unsqueeze(-1)
+            log_prob = log_prob + log_probs.gather(-1, chosen).squeeze(-1)
+            entropy = entropy - (log_probs.exp() * log_probs).sum(-1)
+        return log_prob, entropy
+
+    def mode(self, logits: torch.Tensor) -> torch.Tensor:
+        """Return the most likely value of every component."""
+        return torch.stack([part.argmax(-1) for part in self._split(logits)], -1)
+
+    def to_env(self, actions: torch.Tensor) -> np.ndarray:
+        """Env actions (int64, shaped like the space) from component indices."""
+        values = actions.cpu().numpy().astype(np.int64) + self.start
+        return values.reshape(len(values), *self.shape)
+
+
+class BernoulliHead(nn.Module):
+    """Independent Bernoulli distributions, one per ``MultiBinary`` element (logits out).
+
+    Args:
+        shape: the shape of one env action (``MultiBinary.shape``).
+
+    Example:
+        >>> head = BernoulliHead((2,))
+        >>> head.to_env(head.mode(torch.tensor([[3.0, -3.0]])))
+        array([[1, 0]], dtype=int8)
+    """
+
+    def __init__(self, shape: tuple[int, ...]):
+        super().__init__()
+        self.shape = tuple(int(n) for n in shape)
+        self.num_outputs = int(np.prod(self.shape))
+        self.action_shape: tuple[int, ...] = (self.num_outputs,)
+        self.action_dtype = np.float32
+
+    def sample(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Draw one action per row; return ``(actions, log_probs)``."""
+        actions = torch.bernoulli(torch.sigmoid(logits)).detach()
+        return actions, self.log_prob_entropy(logits, actions)[0]
+
+    def log_prob_entropy(
+        self, logits: torch.Tensor, actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return the summed log-probability of ``actions`` and summed entropy of each row."""
+        log_p = -F.softplus(-logits)  # log sigmoid
+        log_not_p = -F.softplus(logits)  # log (1 - sigmoid)
+        log_prob = (actions * log_p + (1.0 - actions) * log_not_p).sum(-1)
+        p = torch.sigmoid(logits)
+        entropy = -(p * log_p + (1.0 - p) * log_not_p).sum(-1)
+        return log_prob, entropy
+
+    def mode(self, logits: torch.Tensor) -> torch.Tensor:
+        """Return 1 where an element is more likely on than off."""
+        return (logits > 0).float()
+
+    def to_env(self, actions: torch.Tensor) -> np.ndarray:
+        """Env actions (int8, shaped like the space)."""
+        values = actions.cpu().numpy().astype(np.int8)
+        return values.reshape(len(values), *self.shape)
+
+
 def make_head(action_space: Any, squash: bool = False) -> nn.Module:
     """Choose the action head that fits ``action_space``.
 
     Args:
-        action_space: a ``Discrete`` or a bounded ``Box`` space (of one sub-env).
+        action_space: a ``Discrete``, ``MultiDiscrete``, ``MultiBinary`` or ``Box`` space
+            (of one sub-env).
         squash: for ``Box`` spaces, squash with ``tanh`` into the box instead of clipping.
 
     Returns:
-        A :class:`CategoricalHead`, :class:`GaussianHead` or :class:`SquashedGaussianHead`.
+        A :class:`CategoricalHead`, :class:`MultiCategoricalHead`, :class:`BernoulliHead`,
+        :class:`GaussianHead` or :class:`SquashedGaussianHead`.
 
     Raises:
         ValueError: for other spaces, or a ``Box`` with infinite bounds and ``squash=True``.
@@ -276,9 +386,16 @@ def make_head(action_space: Any, squash: bool = False) -> nn.Module:
                 )
             return SquashedGaussianHead(low, high)
         return GaussianHead(low, high)
+    kind = type(action_space).__name__
+    if kind == "MultiDiscrete":
+        return MultiCategoricalHead(
+            action_space.nvec, getattr(action_space, "start", None), action_space.shape
+        )
+    if kind == "MultiBinary":
+        return BernoulliHead(action_space.shape)
     raise ValueError(
-        f"Training supports Discrete and Box action spaces, got {action_space}; wrap the env "
-        "(e.g. FlattenObservation / DiscretizeAction) to get one of those."
+        f"Training supports Discrete, MultiDiscrete, MultiBinary and Box action spaces, got "
+        f"{action_space}; wrap the env (e.g. a FlattenObservation / action wrapper) to get one."
     )
 
 

@@ -128,14 +128,17 @@ def find_wrapper(env: Any, wrapper_name: str) -> Any | None:
     return None
 
 
-def make_training_env(env_id: str, config: Any, num_envs: int | None = None, **kwargs: Any) -> Any:
-    """Make the vector env a trainer runs on.
+def make_training_env(env_id: Any, config: Any, num_envs: int | None = None, **kwargs: Any) -> Any:
+    """Make (or wrap) the vector env a trainer runs on.
 
-    Uses :func:`palaestra.make_vec`'s default vectorization, which is the env's natively
-    batched implementation when it registers one.
+    An id uses :func:`palaestra.make_vec`'s default vectorization, which is the env's
+    natively batched implementation when it registers one. A ready-made vector env is used
+    as it is (wrapped for diagnostics when asked), and a single env becomes a one-env
+    ``SyncVectorEnv``; neither gets normalization wrappers.
 
     Args:
-        env_id: a registered env id (``"module:Env-v0"`` imports ``module`` first).
+        env_id: a registered env id (``"module:Env-v0"`` imports ``module`` first), a
+            vector env or a single env.
         config: an object with ``num_envs``, ``normalize_observation``, ``normalize_reward``,
             ``gamma`` and ``window`` attributes (e.g. a ``PPOConfig``); with a true
             ``diagnostics`` attribute the sub-envs are checked by a ``DiagnosticsWrapper``.
@@ -154,8 +157,15 @@ def make_training_env(env_id: str, config: Any, num_envs: int | None = None, **k
     from palaestra import make_vec
     from palaestra.wrappers.vector import NormalizeObservation, NormalizeReward
 
+    if not isinstance(env_id, str):
+        envs = as_vector_env(env_id)
+        if getattr(config, "diagnostics", False) or getattr(config, "step_timeout", None):
+            from palaestra.train.diagnostics import DiagnosticsWrapper
+
+            envs = DiagnosticsWrapper(envs, step_timeout=config.step_timeout)
+        return envs
     envs = make_vec(env_id, num_envs=num_envs or config.num_envs, **kwargs)
-    if getattr(config, "diagnostics", False):
+    if getattr(config, "diagnostics", False) or getattr(config, "step_timeout", None):
         from palaestra.train.diagnostics import DiagnosticsWrapper
 
         envs = DiagnosticsWrapper(envs, step_timeout=config.step_timeout)
@@ -234,3 +244,51 @@ def load_normalization_state(
     if freeze:
         wrapped.update_running_mean = False
     return wrapped
+
+
+def as_vector_env(env: Any) -> Any:
+    """Return ``env`` if it is a vector env, else a one-env ``SyncVectorEnv`` stepping it.
+
+    Raises:
+        TypeError: if ``env`` is neither a vector env nor a single env.
+
+    Example:
+        >>> import palaestra as gym
+        >>> as_vector_env(gym.make("CartPole-v1")).num_envs
+        1
+    """
+    if hasattr(env, "num_envs") and hasattr(env, "single_action_space"):
+        return env
+    if not (hasattr(env, "step") and hasattr(env, "action_space")):
+        raise TypeError(
+            f"Expected an env id, a vector env or an env, got {type(env).__name__}: {env!r}."
+        )
+    from palaestra.vector import SyncVectorEnv
+
+    vector = SyncVectorEnv([lambda: env])
+    return vector
+
+
+def restore_normalization(env: Any, state: dict[str, dict[str, Any]]) -> None:
+    """Put saved running statistics back into the env's normalization wrappers, in place.
+
+    Statistics of a wrapper the env does not have are ignored; the wrappers keep updating.
+
+    Example:
+        >>> import palaestra as gym
+        >>> from palaestra.wrappers.vector import NormalizeObservation
+        >>> envs = NormalizeObservation(gym.make_vec("CartPole-v1", num_envs=1))
+        >>> restore_normalization(envs, {"observation": {"mean": np.ones(4), "var": np.ones(4),
+        ...                                              "count": 5.0}})
+        >>> envs.obs_rms.count
+        5.0
+    """
+    for key, wrapper_name, attribute in _NORMALIZERS:
+        saved = state.get(key)
+        wrapper = find_wrapper(env, wrapper_name)
+        if saved is None or wrapper is None:
+            continue
+        rms = getattr(wrapper, attribute)
+        rms.mean = np.array(saved["mean"], dtype=np.float64)
+        rms.var = np.array(saved["var"], dtype=np.float64)
+        rms.count = float(saved["count"])

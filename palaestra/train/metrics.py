@@ -8,65 +8,152 @@ import os
 from pathlib import Path
 from typing import Any
 
-METRIC_COLUMNS = (
-    "steps",
-    "episodes",
-    "mean_return",
-    "eval_mean",
-    "eval_std",
-    "loss",
-    "policy_loss",
-    "value_loss",
-    "entropy",
-    "approx_kl",
-    "clip_fraction",
-    "grad_norm",
-    "learning_rate",
-    "time",
-)
+METRIC_NAMES: dict[str, str] = {
+    "steps": "global_step",
+    "episodes": "charts/episodes",
+    "mean_return": "charts/episodic_return",
+    "mean_length": "charts/episodic_length",
+    "return": "charts/episodic_return",
+    "length": "charts/episodic_length",
+    "steps_per_second": "charts/SPS",
+    "learning_rate": "charts/learning_rate",
+    "exploration_rate": "charts/epsilon",
+    "eval_mean": "eval/mean_return",
+    "eval_std": "eval/std_return",
+    "loss": "losses/loss",
+    "policy_loss": "losses/policy_loss",
+    "value_loss": "losses/value_loss",
+    "entropy": "losses/entropy",
+    "approx_kl": "losses/approx_kl",
+    "clip_fraction": "losses/clipfrac",
+    "explained_variance": "losses/explained_variance",
+    "grad_norm": "losses/grad_norm",
+    "q_loss": "losses/qf_loss",
+    "actor_loss": "losses/actor_loss",
+    "ent_coef": "losses/alpha",
+    "updates": "charts/updates",
+    "time": "charts/time",
+}
+"""Training statistics (keys of the trainers' stats dicts) -> CleanRL-style metric names."""
+
+METRIC_COLUMNS = tuple(dict.fromkeys(METRIC_NAMES.values()))
+"""The columns of ``metrics.csv``, in order."""
 
 
 class MetricsWriter:
-    """Appends one row of :data:`METRIC_COLUMNS` per call to a CSV file.
+    """Appends one row per call to ``metrics.csv`` and, when available, TensorBoard.
 
-    Missing values are written as empty cells; extra keys are ignored.
+    Rows are trainer statistics (``steps``, ``mean_return``, ``value_loss``, ...); they are
+    written under CleanRL-style names (:data:`METRIC_NAMES`: ``global_step``,
+    ``charts/episodic_return``, ``losses/value_loss``, ...). Missing values are empty cells;
+    unknown keys are ignored. With ``tensorboard_dir`` every value is also written as a
+    TensorBoard scalar at ``global_step`` (skipped with a warning when TensorBoard is not
+    installed).
 
     Args:
-        path: the CSV file (created or overwritten, with a header row).
+        path: the CSV file (created with a header row, or appended to with ``append``).
+        tensorboard_dir: folder of the TensorBoard event files, or ``None``.
+        append: continue an existing file (a resumed run) instead of starting a new one.
 
     Example:
         >>> import tempfile
         >>> path = Path(tempfile.mkdtemp()) / "metrics.csv"
         >>> with MetricsWriter(path) as writer:
         ...     writer.write({"steps": 256, "mean_return": 21.5})
+        >>> path.read_text().splitlines()[0].split(",")[:3]
+        ['global_step', 'charts/episodes', 'charts/episodic_return']
         >>> path.read_text().splitlines()[1].split(",")[:3]
         ['256', '', '21.5']
     """
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        tensorboard_dir: str | os.PathLike | None = None,
+        append: bool = False,
+    ):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "w", newline="")  # noqa: SIM115 - closed in close()
+        continuing = append and self.path.is_file() and self.path.stat().st_size > 0
+        self._file = open(self.path, "a" if continuing else "w", newline="")  # noqa: SIM115
         self._writer = csv.DictWriter(self._file, METRIC_COLUMNS, extrasaction="ignore")
-        self._writer.writeheader()
+        if not continuing:
+            self._writer.writeheader()
         self.rows: list[dict[str, Any]] = []
+        self._tensorboard = _tensorboard_writer(tensorboard_dir) if tensorboard_dir else None
 
     def write(self, row: dict[str, Any]) -> None:
         """Append ``row`` and flush, so the file is readable while training runs."""
-        kept = {key: row[key] for key in METRIC_COLUMNS if key in row}
+        kept = {key: row[key] for key in METRIC_NAMES if key in row}
         self.rows.append(kept)
-        self._writer.writerow(kept)
+        named = {METRIC_NAMES[key]: _cell(value) for key, value in kept.items()}
+        self._writer.writerow(named)
         self._file.flush()
+        if self._tensorboard is not None:
+            step = int(kept.get("steps", 0))
+            for key, value in kept.items():
+                if key != "steps" and _finite(value):
+                    self._tensorboard.add_scalar(METRIC_NAMES[key], float(value), step)
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file (and flush TensorBoard)."""
         self._file.close()
+        if self._tensorboard is not None:
+            self._tensorboard.close()
 
     def __enter__(self) -> MetricsWriter:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return ""
+    return value
+
+
+def _tensorboard_writer(folder: str | os.PathLike) -> Any:
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError as exc:
+        import warnings
+
+        warnings.warn(
+            f"Skipping TensorBoard logs ({exc}); install it with `pip install tensorboard`.",
+            stacklevel=3,
+        )
+        return None
+    return SummaryWriter(log_dir=str(folder))
+
+
+def read_metrics(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Read ``metrics.csv`` back as rows keyed like the trainers' statistics.
+
+    Example:
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "metrics.csv"
+        >>> with MetricsWriter(path) as writer:
+        ...     writer.write({"steps": 8, "eval_mean": 9.5})
+        >>> read_metrics(path)
+        [{'steps': 8.0, 'eval_mean': 9.5}]
+    """
+    by_name: dict[str, str] = {}
+    for key, name in METRIC_NAMES.items():
+        by_name.setdefault(name, key)
+    rows = []
+    with open(path, newline="") as file:
+        for record in csv.DictReader(file):
+            row = {}
+            for name, text in record.items():
+                if text not in ("", None) and name in by_name:
+                    try:
+                        row[by_name[name]] = float(text)
+                    except ValueError:
+                        continue
+            rows.append(row)
+    return rows
 
 
 def plot_learning_curve(

@@ -124,13 +124,24 @@ class ActorCritic(nn.Module):
         (torch.Size([5, 2]), torch.Size([5]))
     """
 
-    def __init__(self, obs_dim: int, num_outputs: int, hidden_sizes: tuple[int, ...] = (64, 64)):
+    def __init__(
+        self,
+        obs_dim: int,
+        num_outputs: int,
+        hidden_sizes: tuple[int, ...] = (64, 64),
+        towers: tuple[nn.Sequential, nn.Sequential] | None = None,
+    ):
         super().__init__()
         if not hidden_sizes:
             raise ValueError("ActorCritic needs at least one hidden layer, got hidden_sizes=().")
         self.num_outputs = num_outputs
-        actor = [m for m in mlp(obs_dim, hidden_sizes, num_outputs, 0.01) if _is_linear(m)]
-        critic = [m for m in mlp(obs_dim, hidden_sizes, 1, 1.0) if _is_linear(m)]
+        if towers is None:
+            towers = (
+                mlp(obs_dim, hidden_sizes, num_outputs, 0.01),
+                mlp(obs_dim, hidden_sizes, 1, 1.0),
+            )
+        actor = [m for m in towers[0] if _is_linear(m)]
+        critic = [m for m in towers[1] if _is_linear(m)]
         self.weights = nn.ParameterList()
         self.biases = nn.ParameterList()
         for a, c in zip(actor, critic):
@@ -141,6 +152,32 @@ class ActorCritic(nn.Module):
             self.weights.append(_parameter(torch.stack([a.weight.T, critic_weight.T])))
             self.biases.append(_parameter(torch.stack([a.bias, critic_bias]).unsqueeze(1)))
         self._cache_layers()
+
+    @classmethod
+    def from_towers(cls, actor: nn.Sequential, critic: nn.Sequential) -> ActorCritic:
+        """Stack two tanh MLPs (as :func:`mlp` builds them) into one network, copying weights.
+
+        Example:
+            >>> actor, critic = mlp(4, (8,), 2, 0.01), mlp(4, (8,), 1, 1.0)
+            >>> model = ActorCritic.from_towers(actor, critic)
+            >>> x = torch.ones(3, 4)
+            >>> bool(torch.allclose(model(x)[1], critic(x)[:, 0]))
+            True
+        """
+        linears = [m for m in actor if _is_linear(m)]
+        hidden = tuple(layer.out_features for layer in linears[:-1])
+        return cls(linears[0].in_features, linears[-1].out_features, hidden, (actor, critic))
+
+    @torch.no_grad()
+    def copy_to_towers(self, actor: nn.Sequential, critic: nn.Sequential) -> None:
+        """Write this network's weights back into two MLPs shaped like :meth:`from_towers`'s."""
+        actor_layers = [m for m in actor if _is_linear(m)]
+        critic_layers = [m for m in critic if _is_linear(m)]
+        for (weight, bias), a, c in zip(self._layers, actor_layers, critic_layers):
+            a.weight.copy_(weight[0].T)
+            a.bias.copy_(bias[0, 0])
+            c.weight.copy_(weight[1].T[: c.weight.shape[0]])
+            c.bias.copy_(bias[1, 0, : c.bias.shape[0]])
 
     def _cache_layers(self) -> None:
         # A plain list: indexing an nn.ParameterList costs more than the maths on tiny layers.

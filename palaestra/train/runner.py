@@ -1,15 +1,23 @@
 """One training run end to end: what ``palaestra train`` does.
 
-A run trains an agent with the env's preset hyper-parameters, shows a progress bar,
-evaluates periodically (stopping once the target return is reached), and writes into its
-output folder:
+A run trains an agent with the env's preset hyper-parameters (plus overrides), shows a
+progress bar, evaluates periodically (deterministic actions; stopping once the target
+return is reached), and writes into its output folder:
 
-- ``metrics.csv``: one row per update (PPO) or episode (REINFORCE), plus evaluation rows;
-- ``checkpoints/step_<N>.pt``: periodic checkpoints;
-- ``model.pt``: the final agent (weights, hyper-parameters, normalization statistics);
+- ``settings.json``: what was asked (``palaestra train --resume DIR`` reads it back);
+- ``metrics.csv``: one row per update (PPO), per log interval (DQN, SAC) or per episode
+  (REINFORCE), plus evaluation rows, under CleanRL-style names (``global_step``,
+  ``charts/episodic_return``, ``charts/SPS``, ``losses/value_loss``, ``eval/mean_return``);
+- ``tensorboard/``: the same metrics as TensorBoard event files;
+- ``checkpoints/step_<N>.pt``: periodic checkpoints, and always one at the end;
+- ``model.pt``: the final agent (weights, optimizer, hyper-parameters, normalization);
 - ``learning_curve.png``: returns against env steps;
 - ``agent-episode-0.mp4``: the trained agent playing one episode;
-- ``summary.json``: steps, wall time and the final evaluation.
+- ``summary.json``: steps, wall time and the final evaluation (and how the run ended).
+
+Runs survive: every file is written atomically, the folder is locked while a run uses it
+(``.lock`` with the owner's process id), an existing run is never overwritten unless asked
+(``overwrite``), and Ctrl-C ends with a final checkpoint, ``model.pt`` and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -17,6 +25,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
+import shutil
 import time
 import warnings
 from pathlib import Path
@@ -24,14 +34,37 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.train.checkpoint import load_policy, save_agent
+from palaestra import error
+from palaestra.train.checkpoint import (
+    CheckpointError,
+    load_policy,
+    load_state,
+    newest_checkpoint,
+    save_agent,
+)
 from palaestra.train.envs import load_normalization_state, normalization_state
 from palaestra.train.evaluation import evaluate
-from palaestra.train.metrics import MetricsWriter, plot_learning_curve
-from palaestra.train.presets import preset
+from palaestra.train.metrics import MetricsWriter, plot_learning_curve, read_metrics
+from palaestra.train.presets import ALGORITHMS, canonical_id, preset
 
 FINAL_EVAL_SEED = 10_000
 """Seed offset of the final evaluation (``palaestra eval`` uses 10000 by default too)."""
+
+ARTIFACTS = (
+    "settings.json",
+    "metrics.csv",
+    "model.pt",
+    "summary.json",
+    "learning_curve.png",
+    "agent-episode-0.mp4",
+    "checkpoints",
+    "tensorboard",
+)
+"""What a run writes into its folder (and what ``overwrite`` replaces)."""
+
+
+class RunInterrupted(error.Error):
+    """Training was interrupted (Ctrl-C); the final checkpoint and summary were written."""
 
 
 @dataclasses.dataclass
@@ -39,25 +72,31 @@ class RunSettings:
     """What to train and where to write it.
 
     Attributes:
-        env_id: a registered env id (``module:Env-v0`` imports ``module`` first).
-        algo: ``"ppo"`` or ``"reinforce"``.
+        env_id: a registered env id (``module:Env-v0`` imports ``module`` first); an
+            unversioned id trains the version ``make`` builds, with that version's preset.
+        algo: ``"ppo"``, ``"dqn"``, ``"sac"`` or ``"reinforce"``.
         steps: env-step budget; ``None`` takes the preset's.
-        num_envs: PPO sub-envs; ``None`` takes the preset's.
+        num_envs: sub-envs; ``None`` takes the preset's.
         seed: seed of everything.
         out: output folder; ``None`` is ``runs/<env>-<algo>-s<seed>``.
         device: torch device (``"cpu"``, ``"cuda"``, ``"auto"``).
         eval_episodes: episodes of each evaluation.
-        eval_every: env steps between evaluations (PPO); ``None`` picks about 50 per run.
+        eval_every: env steps between evaluations; ``None`` takes the preset's (or about
+            50 per run).
         target: stop once an evaluation's mean return reaches it; ``None`` takes the env
             spec's ``reward_threshold``.
-        checkpoints: number of periodic checkpoints.
+        checkpoints: number of periodic checkpoints (a final one is always written).
         video: record the trained agent.
         progress: show a progress bar.
-        overrides: extra config fields for the algorithm.
+        tensorboard: write TensorBoard event files.
+        overwrite: replace the artifacts of an earlier run in ``out``.
+        overrides: extra config fields for the algorithm (``--set``, a config file).
 
     Example:
         >>> RunSettings("CartPole-v1", seed=3).output_folder().as_posix()
         'runs/CartPole-v1-ppo-s3'
+        >>> RunSettings("CartPole").output_folder().as_posix()
+        'runs/CartPole-v1-ppo-s0'
     """
 
     env_id: str
@@ -73,14 +112,63 @@ class RunSettings:
     checkpoints: int = 5
     video: bool = True
     progress: bool = True
+    tensorboard: bool = True
+    overwrite: bool = False
     overrides: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.algo not in ALGORITHMS:
+            raise ValueError(f"algo must be one of {ALGORITHMS}, got {self.algo!r}.")
 
     def output_folder(self) -> Path:
         """Return the run's output folder."""
         if self.out is not None:
             return Path(self.out)
-        name = self.env_id.split(":")[-1]
-        return Path("runs") / f"{name}-{self.algo}-s{self.seed}"
+        return Path("runs") / f"{canonical_id(self.env_id)}-{self.algo}-s{self.seed}"
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the settings as JSON data."""
+        data = dataclasses.asdict(self)
+        data["overrides"] = {key: _jsonable(value) for key, value in self.overrides.items()}
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunSettings:
+        """Build settings from :meth:`to_json`'s data (unknown keys are ignored)."""
+        known = {field.name for field in dataclasses.fields(cls)}
+        return cls(**{key: value for key, value in data.items() if key in known})
+
+
+def _jsonable(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _algorithm(algo: str) -> tuple[type, type]:
+    if algo == "ppo":
+        from palaestra.train.ppo import PPO, PPOConfig
+
+        return PPO, PPOConfig
+    if algo == "dqn":
+        from palaestra.train.dqn import DQN, DQNConfig
+
+        return DQN, DQNConfig
+    if algo == "sac":
+        from palaestra.train.sac import SAC, SACConfig
+
+        return SAC, SACConfig
+    from palaestra.train.reinforce import Reinforce, ReinforceConfig
+
+    return Reinforce, ReinforceConfig
+
+
+def config_fields(algo: str) -> list[str]:
+    """Names of the hyper-parameters ``--set`` accepts for ``algo``.
+
+    Example:
+        >>> "n_steps" in config_fields("ppo"), "tau" in config_fields("sac")
+        (True, True)
+    """
+    return [field.name for field in dataclasses.fields(_algorithm(algo)[1])]
 
 
 def build_agent(settings: RunSettings) -> tuple[Any, int, float | None]:
@@ -89,24 +177,35 @@ def build_agent(settings: RunSettings) -> tuple[Any, int, float | None]:
     Returns:
         ``(agent, step_budget, target_return)``.
 
+    Raises:
+        ValueError: for an unknown hyper-parameter in ``overrides``.
+
     Example:
         >>> agent, budget, target = build_agent(RunSettings("CartPole-v1"))
         >>> type(agent).__name__, budget, target
         ('PPO', 100000, 475.0)
     """
     chosen = preset(settings.env_id, settings.algo)
-    config_fields = dict(chosen.config, seed=settings.seed, device=settings.device)
-    config_fields.update(settings.overrides)
-    if settings.algo == "ppo":
-        from palaestra.train.ppo import PPO, PPOConfig
-
-        if settings.num_envs is not None:
-            config_fields["num_envs"] = settings.num_envs
-        agent: Any = PPO(settings.env_id, PPOConfig(**config_fields))
+    algorithm, config_class = _algorithm(settings.algo)
+    fields = dict(seed=settings.seed, device=settings.device, **settings.overrides)
+    if settings.num_envs is not None and "num_envs" in config_fields(settings.algo):
+        fields["num_envs"] = settings.num_envs
+    unknown = sorted(set(fields) - set(config_fields(settings.algo)))
+    if unknown:
+        raise ValueError(
+            f"Unknown {settings.algo} hyper-parameters {unknown}; valid ones: "
+            f"{config_fields(settings.algo)}."
+        )
+    if settings.algo == "reinforce":
+        config = config_class(**dict(chosen.config, print_interval=0, **fields))
+        agent: Any = algorithm(settings.env_id, config)
     else:
-        from palaestra.train.reinforce import Reinforce, ReinforceConfig
-
-        agent = Reinforce(settings.env_id, ReinforceConfig(**config_fields, print_interval=0))
+        try:
+            agent = algorithm(
+                "auto" if settings.algo == "ppo" else "MlpPolicy", settings.env_id, **fields
+            )
+        except TypeError as exc:
+            raise ValueError(str(exc)) from exc
     target = settings.target
     if target is None and chosen.stop_at_threshold:
         spec_target = getattr(getattr(agent.env, "spec", None), "reward_threshold", None)
@@ -117,7 +216,7 @@ def build_agent(settings: RunSettings) -> tuple[Any, int, float | None]:
 class _Progress:
     """A tqdm bar when tqdm is installed, else a line every tenth of the budget."""
 
-    def __init__(self, total: int, enabled: bool):
+    def __init__(self, total: int, enabled: bool, initial: int = 0):
         self.total, self.enabled, self.shown = total, enabled, 0
         self.bar = None
         self._next_line = total / 10
@@ -125,15 +224,15 @@ class _Progress:
             try:
                 from tqdm import tqdm
 
-                self.bar = tqdm(total=total, unit="step", dynamic_ncols=True)
+                self.bar = tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True)
             except ImportError:
                 self.bar = None
 
     def update(self, steps: int, stats: dict[str, Any]) -> None:
-        speed = steps / max(stats.get("time", 0.0), 1e-9)
+        speed = stats.get("steps_per_second", math.nan)
         mean_return = stats.get("mean_return", math.nan)
         if self.bar is not None:
-            self.bar.update(min(steps, self.total) - self.bar.n)
+            self.bar.update(max(min(steps, self.total) - self.bar.n, 0))
             self.bar.set_postfix(mean_return=f"{mean_return:.1f}", steps_per_s=f"{speed:.0f}")
         elif self.enabled and steps >= self._next_line:
             self._next_line += self.total / 10
@@ -147,9 +246,15 @@ class _Progress:
 
 
 def _evaluation_env(agent: Any, num_envs: int) -> Any:
+    """Make evaluation envs with the agent's normalization and its step timeout, if any."""
     from palaestra import make_vec
 
     envs = make_vec(agent.env_id, num_envs=num_envs)
+    timeout = getattr(agent.config, "step_timeout", None)
+    if timeout is not None:
+        from palaestra.train.diagnostics import DiagnosticsWrapper
+
+        envs = DiagnosticsWrapper(envs, step_timeout=timeout)
     return load_normalization_state(envs, normalization_state(agent.env), freeze=True)
 
 
@@ -161,47 +266,261 @@ def _evaluate_agent(agent: Any, episodes: int, seed: int) -> np.ndarray:
         envs.close()
 
 
-def run_training(settings: RunSettings) -> dict[str, Any]:
+class RunLock:
+    """An exclusive lock on a run folder: ``.lock`` holding the owner's process id.
+
+    A lock left by a process that no longer runs is taken over.
+
+    Args:
+        folder: the run folder.
+
+    Raises:
+        palaestra.error.Error: (on :meth:`acquire`) if another live process holds it.
+
+    Example:
+        >>> import tempfile
+        >>> with RunLock(tempfile.mkdtemp()) as lock:
+        ...     lock.path.read_text() == str(os.getpid())
+        True
+    """
+
+    def __init__(self, folder: str | os.PathLike):
+        self.path = Path(folder) / ".lock"
+
+    def acquire(self) -> RunLock:
+        """Take the lock (or raise naming the process that holds it)."""
+        for _ in range(2):
+            try:
+                handle = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                owner = _lock_owner(self.path)
+                if owner is not None and _alive(owner):
+                    raise error.Error(
+                        f"run folder {self.path.parent} is in use by process {owner} "
+                        f"({self.path}); wait for that run or choose another --out."
+                    ) from None
+                self.path.unlink(missing_ok=True)  # left behind by a process that died
+                continue
+            with os.fdopen(handle, "w") as file:
+                file.write(str(os.getpid()))
+            return self
+        raise error.Error(f"could not lock run folder {self.path.parent}; try again.")
+
+    def release(self) -> None:
+        """Give the lock up, if this process holds it."""
+        if _lock_owner(self.path) == os.getpid():
+            self.path.unlink(missing_ok=True)
+
+    def __enter__(self) -> RunLock:
+        return self.acquire()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+
+def _lock_owner(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def prepare_folder(out: Path, overwrite: bool, resume: bool = False) -> None:
+    """Create the run folder, refusing to silently reuse one that holds a run.
+
+    Raises:
+        palaestra.error.Error: if ``out`` is a file, or holds a run and neither
+            ``overwrite`` nor ``resume`` is set.
+
+    Example:
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "model.pt").write_bytes(b"")
+        >>> prepare_folder(folder, overwrite=False)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        palaestra.error.Error: run folder ... already holds a run (model.pt); pass --overwrite ...
+    """
+    if out.exists() and not out.is_dir():
+        raise error.Error(
+            f"--out {str(out)!r} is a file, not a folder; choose a folder path for the run."
+        )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise error.Error(
+            f"--out {str(out)!r} cannot be created: a parent path is a file."
+        ) from None
+    if resume:
+        return
+    present = [name for name in ARTIFACTS if (out / name).exists()]
+    if present and not overwrite:
+        raise error.Error(
+            f"run folder {out} already holds a run ({', '.join(present)}); pass --overwrite "
+            "to replace it, --resume to continue it, or choose another --out."
+        )
+
+
+def _clear_artifacts(out: Path) -> None:
+    for name in ARTIFACTS:
+        path = out / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def run_training(settings: RunSettings, resume: bool = False) -> dict[str, Any]:
     """Train, evaluate and write every artifact of a run (see the module docstring).
 
     Args:
         settings: the run's settings.
+        resume: continue the run in ``settings.output_folder()`` from its newest
+            checkpoint (or ``model.pt``) until its step budget.
 
     Returns:
         The summary also written to ``summary.json``.
+
+    Raises:
+        palaestra.error.Error: for an unusable folder (a file, locked, holding a run).
+        RunInterrupted: after Ctrl-C, once the final checkpoint and summary are written.
+        palaestra.train.diagnostics.NonFiniteError: at a non-finite reward, loss or
+            gradient (unless ``check_finite=False``).
     """
     out = settings.output_folder()
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_folder(out, settings.overwrite, resume)
+    with RunLock(out):
+        if settings.overwrite and not resume:
+            _clear_artifacts(out)
+        return _run_locked(settings, out, resume)
+
+
+def _run_locked(settings: RunSettings, out: Path, resume: bool) -> dict[str, Any]:
     agent, budget, target = build_agent(settings)
-    progress = _Progress(budget, settings.progress)
+    if resume:
+        _resume_agent(agent, out, settings.algo)
+    else:
+        _atomic_write_text(out / "settings.json", json.dumps(settings.to_json(), indent=2))
+    progress = _Progress(budget, settings.progress, initial=min(agent.num_steps, budget))
     started = time.perf_counter()
-    with MetricsWriter(out / "metrics.csv") as metrics:
+    tensorboard = out / "tensorboard" if settings.tensorboard else None
+    interrupted = False
+    with MetricsWriter(out / "metrics.csv", tensorboard, append=resume) as metrics:
         loop = _TrainingLoop(agent, settings, budget, target, metrics, progress, out)
-        loop.run()
+        try:
+            loop.run()
+        except KeyboardInterrupt:
+            interrupted = True
         train_seconds = time.perf_counter() - started
         progress.close()
+        loop.save_checkpoint()
         save_agent(agent, out / "model.pt")
+        if interrupted:
+            summary = _summary(agent, settings, train_seconds, target, loop, None)
+            summary["interrupted"] = True
+            _atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
+            raise RunInterrupted(
+                f"interrupted at step {agent.num_steps}: checkpoint, model.pt and summary.json "
+                f"are in {out}; continue with `palaestra train --resume {out}`."
+            )
         final = _evaluate_agent(agent, settings.eval_episodes, seed=settings.seed + FINAL_EVAL_SEED)
         metrics.write(
             {"steps": agent.num_steps, "eval_mean": final.mean(), "eval_std": final.std()}
         )
+    summary = _summary(agent, settings, train_seconds, target, loop, final)
+    _atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
+    rows = read_metrics(out / "metrics.csv")
+    _write_plot(rows, out / "learning_curve.png", f"{agent.env_id} ({settings.algo})")
+    if settings.video:
+        record_video(out / "model.pt", out)
+    return summary
+
+
+def _summary(
+    agent: Any,
+    settings: RunSettings,
+    seconds: float,
+    target: float | None,
+    loop: _TrainingLoop,
+    final: np.ndarray | None,
+) -> dict[str, Any]:
     summary = {
         "env_id": agent.env_id,
         "algo": settings.algo,
         "seed": settings.seed,
         "steps": agent.num_steps,
-        "train_seconds": round(train_seconds, 3),
+        "train_seconds": round(seconds, 3),
         "eval_episodes": settings.eval_episodes,
-        "eval_mean": float(final.mean()),
-        "eval_std": float(final.std()),
+        "eval_mode": "deterministic",
+        "eval_mean": None if final is None else float(final.mean()),
+        "eval_std": None if final is None else float(final.std()),
         "target": target,
         "reached_target": loop.reached_target,
+        "evaluations": loop.evaluations,
+        "checkpoints": loop.checkpoints_written,
+        "interrupted": False,
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    _write_plot(metrics.rows, out / "learning_curve.png", f"{agent.env_id} ({settings.algo})")
-    if settings.video:
-        record_video(out / "model.pt", out)
     return summary
+
+
+def _resume_agent(agent: Any, out: Path, algo: str) -> None:
+    """Load the newest state of the run in ``out`` into ``agent``."""
+    if not hasattr(agent, "load_state"):
+        raise error.Error(f"--resume supports ppo, dqn and sac runs, not {algo}.")
+    candidates = [path for path in (newest_checkpoint(out), out / "model.pt") if path]
+    states = []
+    for path in candidates:
+        if path.is_file():
+            try:
+                states.append((load_state(path), path))
+            except CheckpointError as exc:
+                warnings.warn(f"Skipping {path} when resuming: {exc}", stacklevel=3)
+    if not states:
+        raise error.Error(f"nothing to resume in {out}: no readable model.pt or checkpoint.")
+    state, _ = max(states, key=lambda item: int(item[0].get("steps", 0)))
+    if state["algo"] != algo:
+        raise error.Error(f"{out} holds a {state['algo']} run, not {algo}.")
+    agent.load_state(state)
+
+
+def resume_settings(folder: str | os.PathLike) -> RunSettings:
+    """Return the settings of the run in ``folder`` (from its ``settings.json``).
+
+    Raises:
+        palaestra.error.Error: if ``folder`` holds no readable ``settings.json``.
+    """
+    path = Path(folder) / "settings.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise error.Error(
+            f"cannot resume {folder}: no readable settings.json ({exc}); was it written by "
+            "`palaestra train`?"
+        ) from None
+    if not isinstance(data, dict) or "env_id" not in data:
+        raise error.Error(f"cannot resume {folder}: settings.json is not a run's settings.")
+    settings = RunSettings.from_json(data)
+    settings.out = str(folder)
+    settings.overwrite = False
+    return settings
 
 
 class _TrainingLoop:
@@ -220,26 +539,40 @@ class _TrainingLoop:
         self.agent, self.settings, self.budget, self.target = agent, settings, budget, target
         self.metrics, self.progress, self.out = metrics, progress, out
         self.reached_target = False
-        self.eval_every = settings.eval_every or max(budget // 50, 1)
-        self.next_eval = self.eval_every
+        self.evaluations = 0
+        self.checkpoints_written: list[str] = []
+        chosen = preset(settings.env_id, settings.algo)
+        self.eval_every = settings.eval_every or chosen.eval_every or max(budget // 50, 1)
+        start = agent.num_steps
+        self.next_eval = start + self.eval_every
         self.checkpoint_every = max(budget // max(settings.checkpoints, 1), 1)
-        self.next_checkpoint = self.checkpoint_every
+        self.next_checkpoint = start + self.checkpoint_every
 
     def run(self) -> None:
-        if self.settings.algo == "ppo":
-            self.agent.learn(self.budget, callback=self.on_update)
+        remaining = self.budget - self.agent.num_steps
+        if remaining <= 0:
+            return
+        if self.settings.algo == "reinforce":
+            self.agent.learn(max_episodes=10**9, max_steps=remaining, callback=self.on_update)
+            self.reached_target = self._check_target(self._evaluate_and_log())
         else:
-            self.agent.learn(max_episodes=10**9, max_steps=self.budget, callback=self.on_update)
-            self.reached_target = self._check_target(self._evaluate())
+            self.agent.learn(remaining, callback=self.on_update, progress_bar=False)
+
+    def save_checkpoint(self) -> None:
+        name = f"step_{self.agent.num_steps}.pt"
+        if name not in self.checkpoints_written:
+            save_agent(self.agent, self.out / "checkpoints" / name)
+            self.checkpoints_written.append(name)
 
     def on_update(self, stats: dict[str, Any]) -> bool:
         steps = stats["steps"]
         self.progress.update(steps, stats)
         if steps >= self.next_checkpoint:
             self.next_checkpoint += self.checkpoint_every
-            save_agent(self.agent, self.out / "checkpoints" / f"step_{steps}.pt")
-        if self.settings.algo == "ppo" and steps >= self.next_eval:
-            self.next_eval += self.eval_every
+            self.save_checkpoint()
+        if self.settings.algo != "reinforce" and steps >= self.next_eval:
+            while self.next_eval <= steps:
+                self.next_eval += self.eval_every
             returns = self._evaluate()
             stats = dict(stats, eval_mean=returns.mean(), eval_std=returns.std())
             self.metrics.write(stats)
@@ -249,7 +582,15 @@ class _TrainingLoop:
         return True
 
     def _evaluate(self) -> np.ndarray:
+        self.evaluations += 1
         return _evaluate_agent(self.agent, self.settings.eval_episodes, seed=self.settings.seed)
+
+    def _evaluate_and_log(self) -> np.ndarray:
+        returns = self._evaluate()
+        self.metrics.write(
+            {"steps": self.agent.num_steps, "eval_mean": returns.mean(), "eval_std": returns.std()}
+        )
+        return returns
 
     def _check_target(self, returns: np.ndarray) -> bool:
         if self.target is None or float(returns.mean()) < self.target:
@@ -263,8 +604,6 @@ class _TrainingLoop:
 
 
 def _write_plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
-    from palaestra import error
-
     try:
         plot_learning_curve(rows, path, title)
     except (ImportError, error.DependencyNotInstalled) as exc:
@@ -285,7 +624,7 @@ def record_video(model_path: str | Path, folder: str | Path, max_steps: int = 10
     Returns:
         The video's path, or ``None`` when skipped.
     """
-    from palaestra import error, make
+    from palaestra import make
 
     policy = load_policy(model_path)
     try:
@@ -307,10 +646,10 @@ def _play_for_video(policy: Any, env: Any, max_steps: int) -> list[np.ndarray]:
     observation, _ = env.reset(seed=0)
     frames = [env.render()]
     for _ in range(max_steps):
-        obs = np.asarray(observation, dtype=np.float64)
+        obs = observation
         if stats is not None:
-            obs = (obs - stats["mean"]) / np.sqrt(stats["var"] + 1e-8)
-        action = policy.predict(obs[None], deterministic=True)[0]
+            obs = (np.asarray(obs, dtype=np.float64) - stats["mean"]) / np.sqrt(stats["var"] + 1e-8)
+        action = policy.predict(obs, deterministic=True)
         observation, _, terminated, truncated, _ = env.step(action)
         frames.append(env.render())
         if terminated or truncated:

@@ -219,7 +219,9 @@ def test_python_dash_m_unknown_env_exits_2_without_traceback():
     assert "Traceback" not in result.stderr
 
 
-def test_module_ids_resolve_from_the_current_folder(tmp_path, monkeypatch, capsys):
+@pytest.fixture
+def folder_module(tmp_path, monkeypatch):
+    """A module registering an env, in the current folder (which is not on sys.path)."""
     (tmp_path / "folder_envs.py").write_text(
         "import palaestra as gym\n"
         "gym.register('FolderCartPole-v0', max_episode_steps=5,\n"
@@ -228,10 +230,26 @@ def test_module_ids_resolve_from_the_current_folder(tmp_path, monkeypatch, capsy
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
     monkeypatch.delitem(sys.modules, "folder_envs", raising=False)
-    try:
-        status = main(["run", "folder_envs:FolderCartPole-v0", "--episodes", "1", "--seed", "0"])
-    finally:
-        gym.registry.pop("FolderCartPole-v0", None)
-        sys.modules.pop("folder_envs", None)
-    assert status == 0
+    yield tmp_path
+    gym.registry.pop("FolderCartPole-v0", None)
+    sys.modules.pop("folder_envs", None)
+
+
+def test_the_current_folder_is_not_searched_for_modules(folder_module, capsys):
+    status = main(["run", "folder_envs:FolderCartPole-v0", "--episodes", "1", "--seed", "0"])
+    assert status == 2
+    assert "add --import-path ." in capsys.readouterr().err
+    assert str(folder_module) not in sys.path
+
+
+def test_import_path_lets_module_ids_resolve_from_a_folder(folder_module, capsys):
+    argv = ["--import-path", ".", "run", "folder_envs:FolderCartPole-v0", "--episodes", "1"]
+    assert main(argv) == 0
     assert capsys.readouterr().out.startswith("episode 1: return=")
+
+
+def test_version_flag_prints_the_version(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"palaestra {gym.__version__}\n"

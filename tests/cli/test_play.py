@@ -12,7 +12,13 @@ pygame = pytest.importorskip("pygame")
 
 
 @pytest.fixture
-def played(monkeypatch):
+def display(monkeypatch):
+    """Pretend a display is available (the tests run headless)."""
+    monkeypatch.setattr(play_command, "display_problem", lambda: None)
+
+
+@pytest.fixture
+def played(monkeypatch, display):
     """Replace the game loop with a recorder of its arguments."""
     calls = []
 
@@ -75,7 +81,7 @@ def test_rates_and_zoom_must_be_positive(option, bad, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_quitting_the_window_ends_the_command(capsys):
+def test_quitting_the_window_ends_the_command(display, capsys):
     pygame.display.init()
     pygame.display.set_mode((1, 1))
     pygame.event.post(pygame.event.Event(pygame.QUIT))
@@ -87,3 +93,25 @@ def test_describe_controls_names_keys_and_the_no_key_action():
         "no key: action 1",
         "left+right: action 0",
     ]
+
+
+def test_without_a_display_play_fails_at_once_with_a_clear_message(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("SDL_VIDEODRIVER", raising=False)
+    monkeypatch.setattr(play_command.sys, "platform", "linux")
+    monkeypatch.setattr(play_command.play_utils, "play", pytest.fail)  # never reached
+    assert main(["play", "CartPole-v1"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot play CartPole-v1: no display: neither DISPLAY nor WAYLAND_DISPLAY is set" in err
+    assert "palaestra record CartPole-v1" in err
+
+
+@pytest.mark.parametrize("driver", ["dummy", "offscreen"])
+def test_sdl_drivers_without_a_window_count_as_no_display(driver):
+    problem = play_command.display_problem({"DISPLAY": ":0", "SDL_VIDEODRIVER": driver}, "linux")
+    assert problem == f"SDL_VIDEODRIVER={driver} shows no window"
+
+
+def test_a_set_display_variable_counts_as_a_display():
+    assert play_command.display_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None

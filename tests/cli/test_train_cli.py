@@ -34,7 +34,7 @@ def test_train_writes_periodic_checkpoints(trained_run):
 
 def test_metrics_csv_has_one_row_per_update_and_evaluations(trained_run):
     lines = (trained_run / "metrics.csv").read_text().splitlines()
-    assert lines[0].startswith("steps,episodes,mean_return,eval_mean,eval_std,loss")
+    assert lines[0].startswith("global_step,charts/episodes,charts/episodic_return")
     # 512 steps of 4 envs x 32 steps = 4 updates, plus the final evaluation row.
     assert len(lines) == 1 + 4 + 1
 
@@ -54,9 +54,10 @@ def test_train_prints_a_summary(tmp_path, capsys):
 
 
 def test_eval_prints_mean_and_std(trained_run, capsys):
-    assert main(["eval", str(trained_run), "--episodes", "3", "--deterministic"]) == 0
+    assert main(["eval", str(trained_run), "--episodes", "3"]) == 0
     out = capsys.readouterr().out
-    assert re.fullmatch(r"mean return over 3 episodes: \d+\.\d\d ± \d+\.\d\d\n", out), out
+    pattern = r"mean return over 3 episodes \(deterministic\): \d+\.\d\d ± \d+\.\d\d\n"
+    assert re.fullmatch(pattern, out), out
 
 
 def test_eval_of_the_model_file_equals_eval_of_its_run_folder(trained_run, capsys):
@@ -94,8 +95,8 @@ def test_missing_torch_names_the_install_commands(tmp_path, capsys, monkeypatch)
 
 def test_unknown_algo_is_rejected(capsys):
     with pytest.raises(SystemExit):
-        main(["train", "CartPole-v1", "--algo", "dqn"])
-    assert "invalid choice: 'dqn'" in capsys.readouterr().err
+        main(["train", "CartPole-v1", "--algo", "a2c"])
+    assert "invalid choice: 'a2c'" in capsys.readouterr().err
 
 
 def test_train_with_diagnostics(tmp_path, capsys):

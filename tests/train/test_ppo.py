@@ -14,7 +14,7 @@ from palaestra.train.ppo import PPO, PPOConfig  # noqa: E402
 
 
 def test_learn_reports_one_stats_row_per_update(tiny_ppo_config):
-    history = PPO("CartPole-v1", tiny_ppo_config).learn(total_steps=128)
+    history = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=128)
     assert [row["steps"] for row in history] == [64, 128]
     assert {"loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction"} <= set(
         history[0]
@@ -22,27 +22,29 @@ def test_learn_reports_one_stats_row_per_update(tiny_ppo_config):
 
 
 def test_same_seed_gives_the_same_learning_curve(tiny_ppo_config):
-    first = PPO("CartPole-v1", tiny_ppo_config).learn(total_steps=256)
-    second = PPO("CartPole-v1", tiny_ppo_config).learn(total_steps=256)
+    first = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=256)
+    second = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=256)
     keys = ("loss", "value_loss", "mean_return", "grad_norm")
     assert [[row[k] for k in keys] for row in first] == [[row[k] for k in keys] for row in second]
 
 
 def test_different_seeds_give_different_curves(tiny_ppo_config):
     other = dataclasses.replace(tiny_ppo_config, seed=4)
-    first = PPO("CartPole-v1", tiny_ppo_config).learn(total_steps=128)
-    second = PPO("CartPole-v1", other).learn(total_steps=128)
+    first = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=128)
+    second = PPO("MlpPolicy", "CartPole-v1", config=other).learn(total_timesteps=128)
     assert first[-1]["loss"] != second[-1]["loss"]
 
 
 def test_callback_returning_false_stops_training(tiny_ppo_config):
-    history = PPO("CartPole-v1", tiny_ppo_config).learn(512, callback=lambda stats: False)
+    history = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(
+        512, callback=lambda stats: False
+    )
     assert len(history) == 1
 
 
 def test_reset_steps_after_episode_ends_are_masked(tiny_ppo_config):
-    agent = PPO("CartPole-v1", tiny_ppo_config)
-    agent.learn(total_steps=64)
+    agent = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config)
+    agent.learn(total_timesteps=64)
     buffer = agent.buffer
     ended = buffer.terminated | buffer.truncated
     # A step is trained on exactly when the previous step of its sub-env did not end.
@@ -52,10 +54,14 @@ def test_reset_steps_after_episode_ends_are_masked(tiny_ppo_config):
 
 def test_truncated_episodes_bootstrap_from_the_final_observation():
     envs = gym.make_vec("CartPole-v1", num_envs=2, max_episode_steps=5)
-    agent = PPO(envs, PPOConfig(num_envs=2, n_steps=12, batch_size=24, n_epochs=1, seed=0))
+    agent = PPO(
+        "MlpPolicy",
+        envs,
+        config=PPOConfig(num_envs=2, n_steps=12, batch_size=24, n_epochs=1, seed=0),
+    )
     agent._reset_env()
     agent._collect_rollout()
-    batch_values = agent.model.value  # values of the stored observations
+    batch_values = agent.model.value  # values of the stored observations (fast path)
     buffer = agent.buffer
     assert buffer.truncated.any()
     t, env = map(int, np.argwhere(buffer.truncated & ~buffer.terminated)[0])
@@ -74,8 +80,8 @@ def test_truncated_episodes_bootstrap_from_the_final_observation():
 
 def test_continuous_actions_train_and_stay_in_bounds():
     config = PPOConfig(num_envs=2, n_steps=16, batch_size=16, n_epochs=1, seed=0, squash=True)
-    agent = PPO("Pendulum-v1", config)
-    agent.learn(total_steps=32)
+    agent = PPO("MlpPolicy", "Pendulum-v1", config=config)
+    agent.learn(total_timesteps=32)
     obs = np.zeros((5, 3), dtype=np.float32)
     actions = agent.predict(obs, deterministic=False)
     assert actions.shape == (5, 1)
@@ -84,8 +90,8 @@ def test_continuous_actions_train_and_stay_in_bounds():
 
 def test_normalization_statistics_are_saved_and_restored(tmp_path, tiny_ppo_config):
     config = dataclasses.replace(tiny_ppo_config, normalize_observation=True, normalize_reward=True)
-    agent = PPO("CartPole-v1", config)
-    agent.learn(total_steps=64)
+    agent = PPO("MlpPolicy", "CartPole-v1", config=config)
+    agent.learn(total_timesteps=64)
     saved = normalization_state(agent.env)
     save_agent(agent, tmp_path / "model.pt")
     policy = load_policy(tmp_path / "model.pt")
@@ -99,8 +105,8 @@ def test_normalization_statistics_are_saved_and_restored(tmp_path, tiny_ppo_conf
 
 
 def test_loaded_policy_acts_like_the_trained_agent(tmp_path, tiny_ppo_config):
-    agent = PPO("CartPole-v1", tiny_ppo_config)
-    agent.learn(total_steps=64)
+    agent = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config)
+    agent.learn(total_timesteps=64)
     save_agent(agent, tmp_path / "model.pt")
     policy = load_policy(tmp_path / "model.pt")
     obs = np.random.default_rng(0).normal(size=(20, 4)).astype(np.float32)
@@ -108,7 +114,7 @@ def test_loaded_policy_acts_like_the_trained_agent(tmp_path, tiny_ppo_config):
 
 
 def test_env_without_tracker_gets_one(tiny_ppo_config):
-    agent = PPO(gym.make_vec("CartPole-v1", num_envs=4), tiny_ppo_config)
+    agent = PPO("MlpPolicy", gym.make_vec("CartPole-v1", num_envs=4), config=tiny_ppo_config)
     assert isinstance(agent.env, EpisodeTracker)
 
 
@@ -122,7 +128,7 @@ def test_same_step_autoreset_is_rejected(tiny_ppo_config):
         vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
     )
     with pytest.raises(ValueError, match="NEXT_STEP"):
-        PPO(envs, tiny_ppo_config)
+        PPO("MlpPolicy", envs, config=tiny_ppo_config)
 
 
 def test_invalid_config_values_are_rejected():
@@ -136,10 +142,10 @@ def test_unavailable_cuda_is_a_clear_error(tiny_ppo_config):
     if torch.cuda.is_available():
         pytest.skip("CUDA is available here")
     with pytest.raises(ValueError, match="CUDA is not available"):
-        PPO("CartPole-v1", dataclasses.replace(tiny_ppo_config, device="cuda"))
+        PPO("MlpPolicy", "CartPole-v1", config=dataclasses.replace(tiny_ppo_config, device="cuda"))
 
 
 def test_a_given_vector_env_decides_the_number_of_sub_envs(tiny_ppo_config):
-    agent = PPO(gym.make_vec("CartPole-v1", num_envs=3), tiny_ppo_config)
+    agent = PPO("MlpPolicy", gym.make_vec("CartPole-v1", num_envs=3), config=tiny_ppo_config)
     assert agent.config.num_envs == 3
-    assert agent.learn(total_steps=48)[-1]["steps"] == 48
+    assert agent.learn(total_timesteps=48)[-1]["steps"] == 48

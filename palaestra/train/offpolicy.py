@@ -1,0 +1,496 @@
+"""Shared parts of the off-policy trainers (DQN, SAC): replay, schedules, fast acting.
+
+Example:
+    >>> buffer = ReplayBuffer(capacity=4, obs_dim=2, action_shape=(), action_dtype=np.int64)
+    >>> buffer.add(np.zeros((3, 2)), np.array([0, 1, 0]), np.ones(3), np.ones((3, 2)),
+    ...            np.zeros(3, bool), np.ones(3, bool))
+    >>> len(buffer)
+    3
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from palaestra.train._torch import require_torch
+
+torch = require_torch()
+nn = torch.nn
+
+
+class ReplayBuffer:
+    """A ring buffer of transitions ``(obs, action, reward, next_obs, terminated)``.
+
+    Only rows marked ``valid`` are stored: with ``NEXT_STEP`` autoreset the step after an
+    episode end is a reset, not a transition. ``next_obs`` of a truncated step is the final
+    observation of its episode, so time-limit cuts are bootstrapped.
+
+    Args:
+        capacity: transitions kept (the oldest are overwritten).
+        obs_dim: flat observation size.
+        action_shape: shape of one stored action.
+        action_dtype: dtype of stored actions.
+
+    Example:
+        >>> buffer = ReplayBuffer(8, 1, (1,), np.float32)
+        >>> buffer.add(np.ones((2, 1)), np.zeros((2, 1)), np.array([1.0, 2.0]),
+        ...            np.ones((2, 1)), np.array([False, True]), np.array([True, True]))
+        >>> batch = buffer.sample(4, np.random.default_rng(0))
+        >>> batch[2].shape
+        (4,)
+    """
+
+    def __init__(self, capacity: int, obs_dim: int, action_shape: tuple[int, ...], action_dtype):
+        if capacity < 1:
+            raise ValueError(f"buffer_size must be a positive int, got {capacity!r}.")
+        self.capacity = int(capacity)
+        self.observations = np.zeros((self.capacity, obs_dim), np.float32)
+        self.next_observations = np.zeros((self.capacity, obs_dim), np.float32)
+        self.actions = np.zeros((self.capacity, *action_shape), action_dtype)
+        self.rewards = np.zeros(self.capacity, np.float32)
+        self.terminated = np.zeros(self.capacity, np.float32)
+        self.position = 0
+        self.full = False
+
+    def __len__(self) -> int:
+        return self.capacity if self.full else self.position
+
+    def add(
+        self,
+        observations: np.ndarray,
+        actions: np.ndarray,
+        rewards: np.ndarray,
+        next_observations: np.ndarray,
+        terminated: np.ndarray,
+        valid: np.ndarray,
+    ) -> None:
+        """Store the ``valid`` rows of one vector step."""
+        if valid.all():
+            rows = slice(None)
+            count = len(valid)
+        else:
+            rows = np.flatnonzero(valid)
+            count = len(rows)
+        if count == 0:
+            return
+        if self.position + count <= self.capacity:
+            index: Any = slice(self.position, self.position + count)
+        else:
+            index = (self.position + np.arange(count)) % self.capacity
+        self.observations[index] = observations[rows]
+        self.next_observations[index] = next_observations[rows]
+        self.actions[index] = actions[rows]
+        self.rewards[index] = rewards[rows]
+        self.terminated[index] = terminated[rows]
+        if self.position + count >= self.capacity:
+            self.full = True
+        self.position = (self.position + count) % self.capacity
+
+    def sample(self, batch_size: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+        """``batch_size`` transitions drawn uniformly with replacement."""
+        index = rng.integers(0, len(self), size=batch_size)
+        return (
+            self.observations[index],
+            self.actions[index],
+            self.rewards[index],
+            self.next_observations[index],
+            self.terminated[index],
+        )
+
+    def state(self) -> dict[str, Any]:
+        """Return the stored transitions, for a resumable checkpoint."""
+        size = len(self)
+        return {
+            "observations": torch.from_numpy(self.observations[:size].copy()),
+            "next_observations": torch.from_numpy(self.next_observations[:size].copy()),
+            "actions": torch.from_numpy(self.actions[:size].copy()),
+            "rewards": torch.from_numpy(self.rewards[:size].copy()),
+            "terminated": torch.from_numpy(self.terminated[:size].copy()),
+            "position": self.position,
+            "full": self.full,
+        }
+
+    def load(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`state` returned."""
+        size = len(state["rewards"])
+        for name in ("observations", "next_observations", "actions", "rewards", "terminated"):
+            getattr(self, name)[:size] = np.asarray(state[name])
+        self.position = int(state["position"]) % self.capacity
+        self.full = bool(state["full"])
+
+
+def linear_schedule(start: float, end: float, fraction: float, progress: float) -> float:
+    """Interpolate from ``start`` to ``end`` over the first ``fraction`` of training.
+
+    Args:
+        start: value at progress 0.
+        end: value from progress ``fraction`` on.
+        fraction: share of training the change takes.
+        progress: share of training done, in ``[0, 1]``.
+
+    Example:
+        >>> linear_schedule(1.0, 0.0, 0.5, 0.25), linear_schedule(1.0, 0.0, 0.5, 0.9)
+        (0.5, 0.0)
+    """
+    if fraction <= 0 or progress >= fraction:
+        return end
+    return start + (end - start) * progress / fraction
+
+
+def relu_mlp(in_dim: int, hidden_sizes: tuple[int, ...], out_dim: int) -> nn.Sequential:
+    """Return a ReLU multilayer perceptron with PyTorch's default initialization.
+
+    Example:
+        >>> relu_mlp(3, (8,), 2)(torch.zeros(4, 3)).shape
+        torch.Size([4, 2])
+    """
+    layers: list[nn.Module] = []
+    sizes = (in_dim, *hidden_sizes)
+    for fan_in, fan_out in itertools.pairwise(sizes):
+        layers += [nn.Linear(fan_in, fan_out), nn.ReLU()]
+    layers.append(nn.Linear(sizes[-1], out_dim))
+    return nn.Sequential(*layers)
+
+
+def numpy_mlp(network: nn.Sequential) -> Callable[[np.ndarray], np.ndarray]:
+    """Return a NumPy function computing ``network`` (Linear/ReLU/Tanh layers) on the CPU.
+
+    It reads views of the parameters, so it follows every in-place optimizer update; on
+    the few-row batches of env stepping it costs a fraction of a torch call.
+
+    Raises:
+        TypeError: for layers other than ``Linear``, ``ReLU`` and ``Tanh``.
+
+    Example:
+        >>> net = relu_mlp(3, (8,), 2)
+        >>> x = np.ones((1, 3), np.float32)
+        >>> bool(np.allclose(numpy_mlp(net)(x), net(torch.from_numpy(x)).detach().numpy()))
+        True
+    """
+    steps: list[Any] = []
+    for layer in network:
+        if isinstance(layer, nn.Linear):
+            steps.append((layer.weight.detach().numpy().T, layer.bias.detach().numpy()))
+        elif isinstance(layer, nn.ReLU):
+            steps.append("relu")
+        elif isinstance(layer, nn.Tanh):
+            steps.append("tanh")
+        else:
+            raise TypeError(f"numpy_mlp cannot run a {type(layer).__name__} layer.")
+
+    def forward(x: np.ndarray) -> np.ndarray:
+        for step in steps:
+            if step == "relu":
+                x = np.maximum(x, 0.0)
+            elif step == "tanh":
+                x = np.tanh(x)
+            else:
+                x = x @ step[0] + step[1]
+        return x
+
+    return forward
+
+
+def polyak_update(source: list[Any], target: list[Any], tau: float) -> None:
+    """``target <- (1 - tau) * target + tau * source``, for lists of tensors, in place.
+
+    Example:
+        >>> a, b = [torch.ones(2)], [torch.zeros(2)]
+        >>> polyak_update(a, b, 0.25)
+        >>> b[0].tolist()
+        [0.25, 0.25]
+    """
+    with torch.no_grad():
+        if tau == 1.0:
+            torch._foreach_copy_(target, source)
+        else:
+            torch._foreach_lerp_(target, source, tau)
+
+
+def clip_grad_norm(parameters: list[Any], max_norm: float) -> Any:
+    """Clip gradients to a global L2 norm of ``max_norm``; return the norm before clipping.
+
+    Example:
+        >>> p = torch.nn.Parameter(torch.zeros(2)); p.grad = torch.tensor([3.0, 4.0])
+        >>> float(clip_grad_norm([p], 1.0)), [round(g, 3) for g in p.grad.tolist()]
+        (5.0, [0.6, 0.8])
+    """
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
+    if math.isfinite(max_norm):
+        torch._foreach_mul_(grads, (max_norm / (total + 1e-6)).clamp(max=1.0))
+    return total
+
+
+def flat_box_dim(space: Any, algo: str) -> int:
+    """Flat size of a ``Box`` observation space, or a clear error for other spaces.
+
+    Raises:
+        ValueError: for non-``Box`` observation spaces.
+
+    Example:
+        >>> from palaestra.spaces import Box
+        >>> flat_box_dim(Box(-1, 1, (2, 3)), "DQN")
+        6
+    """
+    if type(space).__name__ != "Box":
+        raise ValueError(
+            f"{algo} trains MLPs on Box observations, got {space}; use PPO "
+            "(MultiInputPolicy/CnnPolicy) or flatten the observations."
+        )
+    return int(np.prod(space.shape))
+
+
+Callback = Callable[[dict[str, Any]], "bool | None"]
+
+
+class OffPolicyAgent:
+    """The env loop shared by the off-policy trainers (:mod:`~palaestra.train.dqn`, SAC).
+
+    Subclasses set :attr:`algo` and :attr:`config_class` and implement ``_build`` (networks,
+    optimizers), ``_act(obs, progress) -> (stored_actions, env_actions)``, ``_train()``
+    (called every ``train_freq`` vector steps once ``learning_starts`` steps are taken),
+    ``_greedy(obs)``, ``_networks_state()`` and ``_load_networks(state)``.
+
+    Args:
+        policy: ``"MlpPolicy"`` (the only network family these trainers build).
+        env: an env id, a vector env (``NEXT_STEP`` autoreset) or a single env.
+        config: a full config, used instead of the env's preset.
+        monitor: an optional :class:`~palaestra.train.diagnostics.TrainingMonitor`.
+        **hyper_parameters: config fields overriding the preset (or ``config``).
+    """
+
+    algo = ""
+    config_class: type = object
+
+    def __init__(
+        self,
+        policy: Any = "MlpPolicy",
+        env: Any = None,
+        config: Any = None,
+        monitor: Any = None,
+        **hyper_parameters: Any,
+    ):
+        import dataclasses
+
+        from palaestra.train.diagnostics import TrainingMonitor
+        from palaestra.train.envs import (
+            NEXT_STEP,
+            EpisodeTracker,
+            find_wrapper,
+            make_training_env,
+            require_autoreset_mode,
+        )
+        from palaestra.train.ppo import _env_id, resolve_config, resolve_device, seed_everything
+
+        name = type(self).__name__
+        if env is None:
+            raise TypeError(
+                f"{name} takes (policy, env, **hyper_parameters), e.g. {name}"
+                "('MlpPolicy', 'CartPole-v1')."
+            )
+        if policy != "MlpPolicy":
+            raise ValueError(f"{name} builds MLPs only: pass policy='MlpPolicy', got {policy!r}.")
+        self.policy_name = policy
+        self.config = cfg = resolve_config(
+            self.config_class, self.algo, env, config, hyper_parameters
+        )
+        torch.set_num_threads(cfg.torch_threads)
+        seed_everything(cfg.seed)
+        self.device = resolve_device(cfg.device)
+        self.env = make_training_env(env, cfg)
+        if self.env.num_envs != cfg.num_envs:
+            self.config = cfg = dataclasses.replace(cfg, num_envs=self.env.num_envs)
+        require_autoreset_mode(self.env, NEXT_STEP, name)
+        if find_wrapper(self.env, "EpisodeTracker") is None:
+            self.env = EpisodeTracker(self.env, window=cfg.window)
+        self.tracker = find_wrapper(self.env, "EpisodeTracker")
+        self.env_id = _env_id(self.env)
+        self.monitor = monitor if monitor is not None or not cfg.diagnostics else TrainingMonitor()
+        self.observation_space = self.env.single_observation_space
+        self.action_space = self.env.single_action_space
+        self.obs_dim = flat_box_dim(self.observation_space, name)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.num_steps = 0
+        self.num_updates = 0
+        self.history: list[dict[str, Any]] = []
+        self._observations: np.ndarray | None = None
+        self._last: dict[str, float] = {}
+        self._build()
+
+    def _build(self) -> None:
+        raise NotImplementedError
+
+    def _flat(self, observations: Any) -> np.ndarray:
+        return np.asarray(observations, dtype=np.float32).reshape(self.config.num_envs, -1)
+
+    def learn(
+        self, total_timesteps: int, callback: Callback | None = None, progress_bar: bool = True
+    ) -> list[dict[str, Any]]:
+        """Train for ``total_timesteps`` env steps (rounded up to a multiple of ``num_envs``).
+
+        ``callback`` gets a statistics dict every ``log_interval`` env steps and at the
+        end; returning ``False`` stops.
+
+        Raises:
+            ValueError: if ``total_timesteps`` is not positive.
+            palaestra.train.diagnostics.NonFiniteError: with ``check_finite`` at the first
+                non-finite reward, loss or gradient.
+        """
+        import time
+
+        from palaestra.train.diagnostics import check_finite_rewards
+        from palaestra.train.ppo import _asks_to_stop, _progress_bar
+
+        if not isinstance(total_timesteps, (int, np.integer)) or total_timesteps < 1:
+            raise ValueError(f"total_timesteps must be a positive int, got {total_timesteps!r}.")
+        cfg = self.config
+        n = cfg.num_envs
+        per_env = math.ceil(total_timesteps / n)
+        if self._observations is None:
+            observations, _ = self.env.reset(seed=cfg.seed)
+            self._observations = self._flat(observations)
+            self._previous_done = np.zeros(n, dtype=bool)
+        bar = _progress_bar(per_env * n) if progress_bar else None
+        log_every = max(1, cfg.log_interval // n)
+        started = time.perf_counter()
+        env, buffer, check = self.env, self.buffer, cfg.check_finite
+        learning_starts = cfg.learning_starts
+        try:
+            for step in range(1, per_env + 1):
+                observations = self._observations
+                stored, env_actions = self._act(observations, (step - 1) / per_env)
+                next_obs, rewards, terminated, truncated, _ = env.step(env_actions)
+                self.num_steps += n
+                if check:
+                    check_finite_rewards(rewards, self.num_steps)
+                next_flat = self._flat(next_obs)
+                buffer.add(
+                    observations, stored, rewards, next_flat, terminated, ~self._previous_done
+                )
+                self._previous_done = np.logical_or(terminated, truncated)
+                self._observations = next_flat
+                self._on_step(step)
+                if step % cfg.train_freq == 0 and self.num_steps > learning_starts:
+                    self._train()
+                if step % log_every == 0 or step == per_env:
+                    stats = self._stats(started)
+                    self.history.append(stats)
+                    if bar is not None:
+                        bar.update(self.num_steps - bar.n)
+                    if callback is not None and _asks_to_stop(callback(stats)):
+                        break
+        finally:
+            if bar is not None:
+                bar.close()
+        return self.history
+
+    def _on_step(self, step: int) -> None:
+        """Run a hook after every vector step (target-network updates)."""
+
+    def _stats(self, started: float) -> dict[str, Any]:
+        import time
+
+        elapsed = time.perf_counter() - started
+        returns, lengths = self.tracker.returns, self.tracker.lengths
+        stats: dict[str, Any] = dict(self._last)
+        stats.update(
+            steps=self.num_steps,
+            updates=self.num_updates,
+            episodes=self.tracker.episodes,
+            mean_return=float(np.mean(returns)) if returns else math.nan,
+            mean_length=float(np.mean(lengths)) if lengths else math.nan,
+            time=elapsed,
+            steps_per_second=self.num_steps / max(elapsed, 1e-9),
+        )
+        return stats
+
+    def _check_update(self, loss: Any, grad_norm: Any) -> None:
+        from palaestra.train.diagnostics import NonFiniteError
+
+        if self.monitor is not None:
+            self.monitor.check_update(loss, grad_norm, step=self.num_steps)
+        if self.config.check_finite and not bool(torch.isfinite(grad_norm)):
+            raise NonFiniteError(
+                f"non-finite loss or gradient at gradient step {self.num_updates} (env step "
+                f"{self.num_steps}): loss {float(loss)}, gradient norm {float(grad_norm)}."
+            )
+
+    def predict(self, observations: Any, deterministic: bool = True) -> np.ndarray:
+        """Env actions for one observation or a batch (as ``PPO.predict``)."""
+        from palaestra.train.ppo import predict_with
+
+        with torch.no_grad():
+            return predict_with(self, observations, self.observation_space, deterministic)
+
+    def act(self, observations: Any, deterministic: bool) -> np.ndarray:
+        """Env actions for a batch of observations."""
+        flat = np.asarray(observations, dtype=np.float32).reshape(len(observations), -1)
+        return self._greedy(flat, deterministic)
+
+    def state(self) -> dict[str, Any]:
+        """Return what rebuilds the agent (see :mod:`palaestra.train.checkpoint`)."""
+        import dataclasses
+
+        from palaestra.train.envs import normalization_state
+
+        state = {
+            "algo": self.algo,
+            "env_id": self.env_id,
+            "config": dataclasses.asdict(self.config),
+            "policy": self.policy_name,
+            "normalization": normalization_state(self.env),
+            "steps": self.num_steps,
+            "updates": self.num_updates,
+        }
+        state.update(self._networks_state())
+        return state
+
+    def save(self, path: Any) -> None:
+        """Save the agent atomically (see :func:`~palaestra.train.checkpoint.save_agent`)."""
+        from palaestra.train.checkpoint import save_agent
+
+        save_agent(self, path)
+
+    @classmethod
+    def load(
+        cls, path: Any, env: Any = None, allow_import: bool = False, **hyper_parameters: Any
+    ) -> Any:
+        """Rebuild a saved agent (its replay buffer starts empty).
+
+        Raises:
+            palaestra.train.checkpoint.CheckpointError: for an unusable file or a checkpoint
+                of another algorithm.
+        """
+        import dataclasses
+
+        from palaestra.train.checkpoint import CheckpointError, load_state, resolve_env_id
+        from palaestra.train.envs import restore_normalization
+        from palaestra.train.ppo import _config_from_state
+
+        state = load_state(path)
+        if state["algo"] != cls.algo:
+            raise CheckpointError(f"{path}: holds a {state['algo']} agent, not {cls.__name__}.")
+        if env is None:
+            env = resolve_env_id(state, path, allow_import)
+        config = _config_from_state(cls.config_class, state["config"])
+        agent = cls("MlpPolicy", env, config=dataclasses.replace(config, **hyper_parameters))
+        agent._load_networks(state)
+        restore_normalization(agent.env, state.get("normalization", {}))
+        agent.num_steps = int(state.get("steps", 0))
+        agent.num_updates = int(state.get("updates", 0))
+        return agent
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Load weights, optimizers and step counters from a checkpoint dict."""
+        from palaestra.train.envs import restore_normalization
+
+        self._load_networks(state)
+        restore_normalization(self.env, state.get("normalization", {}))
+        self.num_steps = int(state.get("steps", 0))
+        self.num_updates = int(state.get("updates", 0))

@@ -1,0 +1,440 @@
+"""Soft Actor-Critic: twin critics, automatic entropy tuning, a tanh-squashed Gaussian.
+
+The actor outputs a Gaussian's mean and log standard deviation (clamped to ``[-20, 2]``);
+actions are ``tanh`` of a sample, scaled to the action box, and their log-probability
+includes the ``tanh`` change of variables. Both critics live in one stacked network (each
+layer is one batched matrix product for the pair), the target critics follow by Polyak
+averaging, and the entropy coefficient is learned towards ``-dim(action)`` unless fixed.
+The actor's loss reads the critics through detached weights, so its backward pass does not
+compute critic weight gradients that would be thrown away. Acting reads NumPy views of the
+actor's weights.
+
+Example:
+    >>> from palaestra.train.sac import SAC
+    >>> agent = SAC("MlpPolicy", "Pendulum-v1", learning_starts=32, batch_size=16,
+    ...             hidden_sizes=(16,))
+    >>> _ = agent.learn(64, progress_bar=False)
+    >>> agent.num_steps, agent.predict(np.zeros(3, np.float32)).shape
+    (64, (1,))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+from palaestra.train._torch import require_torch
+from palaestra.train.distributions import is_box
+from palaestra.train.offpolicy import (
+    OffPolicyAgent,
+    ReplayBuffer,
+    numpy_mlp,
+    polyak_update,
+    relu_mlp,
+)
+
+torch = require_torch()
+nn = torch.nn
+F = torch.nn.functional
+
+LOG_STD_MIN, LOG_STD_MAX = -20.0, 2.0
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_LOG_2 = math.log(2.0)
+
+
+@dataclasses.dataclass
+class SACConfig:
+    """Hyper-parameters of :class:`SAC` (Stable-Baselines3's defaults unless noted).
+
+    ``SAC(policy, "Pendulum-v1")`` starts from the env's preset instead (rl-zoo's tuned
+    set), as ``palaestra train --algo sac`` does.
+
+    Attributes:
+        num_envs: sub-envs stepped together.
+        learning_rate: Adam step size of the actor, the critics and the entropy coefficient.
+        buffer_size: transitions the replay buffer keeps.
+        learning_starts: env steps of uniform random actions before training.
+        batch_size: transitions per gradient step.
+        tau: Polyak rate of the target critics.
+        gamma: discount factor.
+        train_freq: vector steps between training rounds.
+        gradient_steps: gradient steps per training round.
+        ent_coef: ``"auto"`` (learned, starting at 1), ``"auto_<x>"`` (learned, starting
+            at x) or a fixed float.
+        target_entropy: ``"auto"`` (``-dim(action)``) or a float.
+        target_update_interval: gradient steps between target updates.
+        hidden_sizes: hidden widths of the ReLU actor and critics.
+        log_interval: env steps between statistics rows (and callback calls).
+        check_finite: stop at the first non-finite reward or loss.
+        normalize_observation: wrap the env in ``NormalizeObservation``.
+        normalize_reward: wrap the env in ``NormalizeReward``.
+        seed: seeds torch, NumPy and the env.
+        device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
+        torch_threads: intra-op threads for torch on the CPU.
+        window: episodes in the reported rolling mean of returns.
+        diagnostics: check every env step and update (slower).
+        step_timeout: seconds one env step may take.
+
+    Example:
+        >>> SACConfig().tau
+        0.005
+    """
+
+    num_envs: int = 1
+    learning_rate: float = 3e-4
+    buffer_size: int = 1_000_000
+    learning_starts: int = 100
+    batch_size: int = 256
+    tau: float = 0.005
+    gamma: float = 0.99
+    train_freq: int = 1
+    gradient_steps: int = 1
+    ent_coef: Any = "auto"
+    target_entropy: Any = "auto"
+    target_update_interval: int = 1
+    hidden_sizes: tuple[int, ...] = (256, 256)
+    log_interval: int = 1000
+    check_finite: bool = True
+    normalize_observation: bool = False
+    normalize_reward: bool = False
+    seed: int | None = 0
+    device: str = "cpu"
+    torch_threads: int = 1
+    window: int = 100
+    diagnostics: bool = False
+    step_timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("num_envs", "buffer_size", "batch_size", "train_freq", "gradient_steps"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"SACConfig.{name} must be a positive int, got {value!r}.")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}.")
+        self.hidden_sizes = tuple(self.hidden_sizes)
+        _initial_ent_coef(self.ent_coef)
+
+
+def _initial_ent_coef(value: Any) -> tuple[bool, float]:
+    """``(learned, initial value)`` of an ``ent_coef`` setting."""
+    if isinstance(value, str):
+        if value == "auto":
+            return True, 1.0
+        if value.startswith("auto_"):
+            try:
+                return True, float(value[5:])
+            except ValueError:
+                pass
+        raise ValueError(f"ent_coef must be 'auto', 'auto_<float>' or a float, got {value!r}.")
+    if not float(value) > 0:
+        raise ValueError(f"ent_coef must be positive, got {value!r}.")
+    return False, float(value)
+
+
+class SquashedGaussianActor(nn.Module):
+    """ReLU MLP -> mean and log std of a Gaussian, squashed by ``tanh`` into ``[-1, 1]``.
+
+    Args:
+        obs_dim: flat observation size.
+        action_dim: action size.
+        hidden_sizes: hidden widths.
+
+    Example:
+        >>> actor = SquashedGaussianActor(3, 1, (8,))
+        >>> action, log_prob = actor.sample(torch.zeros(5, 3))
+        >>> action.shape, bool(action.abs().max() < 1)
+        (torch.Size([5, 1]), True)
+    """
+
+    def __init__(self, obs_dim: int, action_dim: int, hidden_sizes: tuple[int, ...]):
+        super().__init__()
+        body = relu_mlp(obs_dim, hidden_sizes, 1)
+        self.body = nn.Sequential(*list(body)[:-1])
+        width = hidden_sizes[-1] if hidden_sizes else obs_dim
+        self.mu = nn.Linear(width, action_dim)
+        self.log_std = nn.Linear(width, action_dim)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Mean and clamped log standard deviation."""
+        hidden = self.body(obs)
+        return self.mu(hidden), self.log_std(hidden).clamp(LOG_STD_MIN, LOG_STD_MAX)
+
+    def sample(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return a reparameterized squashed sample in ``[-1, 1]`` and its log-probability."""
+        mean, log_std = self(obs)
+        noise = torch.randn_like(mean)
+        pre_tanh = mean + log_std.exp() * noise
+        log_prob = (-0.5 * noise.square() - log_std - _LOG_SQRT_2PI).sum(-1)
+        # log(1 - tanh(u)^2), written with softplus so it stays finite for large |u|.
+        log_prob = log_prob - (2.0 * (_LOG_2 - pre_tanh - F.softplus(-2.0 * pre_tanh))).sum(-1)
+        return torch.tanh(pre_tanh), log_prob
+
+    def numpy_forward(self) -> Any:
+        """Return a NumPy function ``obs -> (mean, log_std)`` over views of the weights (CPU)."""
+        body = numpy_mlp(self.body) if len(self.body) else (lambda x: x)
+        mu_w, mu_b = self.mu.weight.detach().numpy().T, self.mu.bias.detach().numpy()
+        ls_w, ls_b = self.log_std.weight.detach().numpy().T, self.log_std.bias.detach().numpy()
+
+        def forward(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            hidden = body(obs)
+            log_std = np.clip(hidden @ ls_w + ls_b, LOG_STD_MIN, LOG_STD_MAX)
+            return hidden @ mu_w + mu_b, log_std
+
+        return forward
+
+
+class TwinCritic(nn.Module):
+    """Two Q-networks ``Q(obs, action)`` evaluated as one stacked network.
+
+    Each layer holds both networks' weights as ``(2, in, out)``, so a batched matrix product
+    serves the pair. Weights start as two independently initialized ``nn.Linear`` stacks.
+
+    Args:
+        in_dim: observation size plus action size.
+        hidden_sizes: hidden widths.
+
+    Example:
+        >>> critic = TwinCritic(4, (8,))
+        >>> critic(torch.zeros(5, 3), torch.zeros(5, 1)).shape
+        torch.Size([2, 5])
+    """
+
+    def __init__(self, in_dim: int, hidden_sizes: tuple[int, ...]):
+        super().__init__()
+        towers = [relu_mlp(in_dim, hidden_sizes, 1), relu_mlp(in_dim, hidden_sizes, 1)]
+        linears = [[m for m in tower if isinstance(m, nn.Linear)] for tower in towers]
+        self.weights = nn.ParameterList(
+            nn.Parameter(torch.stack([a.weight.T, b.weight.T]).detach().clone().contiguous())
+            for a, b in zip(*linears)
+        )
+        self.biases = nn.ParameterList(
+            nn.Parameter(torch.stack([a.bias, b.bias]).unsqueeze(1).detach().clone())
+            for a, b in zip(*linears)
+        )
+
+    def forward(
+        self, obs: torch.Tensor, actions: torch.Tensor, detach_weights: bool = False
+    ) -> torch.Tensor:
+        """Both networks' Q-values, shape ``(2, batch)``.
+
+        With ``detach_weights`` gradients flow to the inputs only.
+        """
+        hidden = torch.cat([obs, actions], -1)
+        hidden = hidden.expand(2, *hidden.shape)
+        last = len(self.weights) - 1
+        for depth, (weight, bias) in enumerate(zip(self.weights, self.biases)):
+            if detach_weights:
+                weight, bias = weight.detach(), bias.detach()
+            hidden = torch.baddbmm(bias, hidden, weight)
+            if depth < last:
+                hidden = torch.relu(hidden)
+        return hidden.squeeze(-1)
+
+
+class SAC(OffPolicyAgent):
+    """Soft Actor-Critic for bounded ``Box`` actions and ``Box`` observations.
+
+    Args:
+        policy: ``"MlpPolicy"``.
+        env: an env id, a vector env (``NEXT_STEP`` autoreset) or a single env.
+        config: a full :class:`SACConfig`, used instead of the env's preset.
+        monitor: an optional :class:`~palaestra.train.diagnostics.TrainingMonitor`.
+        **hyper_parameters: :class:`SACConfig` fields overriding the preset.
+
+    Raises:
+        ValueError: for non-``Box`` or unbounded action spaces.
+
+    Example:
+        >>> agent = SAC("MlpPolicy", "Pendulum-v1", hidden_sizes=(8,))
+        >>> agent.target_entropy, agent.ent_coef()
+        (-1.0, 1.0)
+    """
+
+    algo = "sac"
+    config_class = SACConfig
+
+    def _build(self) -> None:
+        cfg = self.config
+        space = self.action_space
+        if not is_box(space) or not (
+            np.isfinite(space.low).all() and np.isfinite(space.high).all()
+        ):
+            raise ValueError(
+                f"SAC needs a bounded Box action space, got {space}; use DQN or PPO for "
+                "discrete actions."
+            )
+        device = self.device
+        self.action_dim = int(np.prod(space.shape))
+        low = space.low.astype(np.float32).ravel()
+        high = space.high.astype(np.float32).ravel()
+        self._scale, self._offset = (high - low) / 2.0, (high + low) / 2.0
+        self.actor = SquashedGaussianActor(self.obs_dim, self.action_dim, cfg.hidden_sizes)
+        self.critic = TwinCritic(self.obs_dim + self.action_dim, cfg.hidden_sizes)
+        self.critic_target = TwinCritic(self.obs_dim + self.action_dim, cfg.hidden_sizes)
+        self.critic_target.load_state_dict(self.critic.state_dict())
+        self.critic_target.requires_grad_(False)
+        for module in (self.actor, self.critic, self.critic_target):
+            module.to(device)
+        fused = device.type in ("cpu", "cuda")
+        self.actor_optimizer = torch.optim.Adam(
+            self.actor.parameters(), lr=cfg.learning_rate, fused=fused
+        )
+        self.critic_optimizer = torch.optim.Adam(
+            self.critic.parameters(), lr=cfg.learning_rate, fused=fused
+        )
+        self.learn_ent_coef, initial = _initial_ent_coef(cfg.ent_coef)
+        self.log_ent_coef = torch.tensor([math.log(initial)], device=device, requires_grad=True)
+        self.ent_coef_optimizer = (
+            torch.optim.Adam([self.log_ent_coef], lr=cfg.learning_rate)
+            if self.learn_ent_coef
+            else None
+        )
+        self.target_entropy = (
+            -float(self.action_dim) if cfg.target_entropy == "auto" else float(cfg.target_entropy)
+        )
+        self._critic_parameters = list(self.critic.parameters())
+        self._target_parameters = list(self.critic_target.parameters())
+        self.buffer = ReplayBuffer(cfg.buffer_size, self.obs_dim, (self.action_dim,), np.float32)
+        self._numpy_actor = self.actor.numpy_forward() if device.type == "cpu" else None
+        self._gradient_steps_done = 0
+
+    def ent_coef(self) -> float:
+        """Return the current entropy coefficient."""
+        return float(self.log_ent_coef.detach().exp())
+
+    def _to_env(self, unit_actions: np.ndarray) -> np.ndarray:
+        shape = self.action_space.shape
+        scaled = self._offset + self._scale * unit_actions
+        return scaled.astype(np.float32).reshape(len(unit_actions), *shape)
+
+    def _unit_actions(self, observations: np.ndarray, deterministic: bool) -> np.ndarray:
+        if self._numpy_actor is not None:
+            mean, log_std = self._numpy_actor(observations)
+        else:
+            with torch.no_grad():
+                mean_t, log_std_t = self.actor(torch.as_tensor(observations, device=self.device))
+            mean, log_std = mean_t.cpu().numpy(), log_std_t.cpu().numpy()
+        if deterministic:
+            return np.tanh(mean)
+        return np.tanh(mean + np.exp(log_std) * self.rng.standard_normal(mean.shape))
+
+    def _act(self, observations: np.ndarray, progress: float) -> tuple[np.ndarray, np.ndarray]:
+        if self.num_steps < self.config.learning_starts:
+            unit = self.rng.uniform(-1.0, 1.0, size=(len(observations), self.action_dim))
+        else:
+            unit = self._unit_actions(observations, deterministic=False)
+        unit = unit.astype(np.float32)
+        return unit, self._to_env(unit)
+
+    def _greedy(self, observations: np.ndarray, deterministic: bool) -> np.ndarray:
+        return self._to_env(self._unit_actions(observations, deterministic))
+
+    def _train(self) -> None:
+        cfg = self.config
+        device = self.device
+        for _ in range(cfg.gradient_steps):
+            obs, actions, rewards, next_obs, terminated = self.buffer.sample(
+                cfg.batch_size, self.rng
+            )
+            obs_t = torch.from_numpy(obs).to(device)
+            next_t = torch.from_numpy(next_obs).to(device)
+            pi_actions, pi_log_probs = self.actor.sample(obs_t)
+            with torch.no_grad():
+                next_actions, next_log_probs = self.actor.sample(next_t)
+            if self.learn_ent_coef:
+                ent_coef_loss = -(
+                    self.log_ent_coef * (pi_log_probs.detach() + self.target_entropy)
+                ).mean()
+                self.ent_coef_optimizer.zero_grad(set_to_none=True)
+                ent_coef_loss.backward()
+                self.ent_coef_optimizer.step()
+            ent_coef = self.log_ent_coef.detach().exp()
+            with torch.no_grad():
+                next_q = self.critic_target(next_t, next_actions).min(0).values
+                next_q = next_q - ent_coef * next_log_probs
+                not_done = 1.0 - torch.from_numpy(terminated).to(device)
+                target = torch.from_numpy(rewards).to(device) + cfg.gamma * not_done * next_q
+            q = self.critic(obs_t, torch.from_numpy(actions).to(device))
+            critic_loss = 0.5 * (q - target).square().mean(1).sum()
+            self.critic_optimizer.zero_grad(set_to_none=True)
+            critic_loss.backward()
+            self._check_update(critic_loss, critic_loss.detach())
+            self.critic_optimizer.step()
+            q_pi = self.critic(obs_t, pi_actions, detach_weights=True).min(0).values
+            actor_loss = (ent_coef * pi_log_probs - q_pi).mean()
+            self.actor_optimizer.zero_grad(set_to_none=True)
+            actor_loss.backward()
+            self.actor_optimizer.step()
+            self.num_updates += 1
+            if self.num_updates % cfg.target_update_interval == 0:
+                polyak_update(self._critic_parameters, self._target_parameters, cfg.tau)
+        critic_value, actor_value = float(critic_loss.detach()), float(actor_loss.detach())
+        self._last = {
+            "loss": critic_value + actor_value,
+            "q_loss": critic_value,
+            "actor_loss": actor_value,
+            "ent_coef": float(ent_coef),
+            "learning_rate": cfg.learning_rate,
+        }
+
+    def _networks_state(self) -> dict[str, Any]:
+        state = {
+            "model": self.actor.state_dict(),
+            "critic": self.critic.state_dict(),
+            "critic_target": self.critic_target.state_dict(),
+            "log_ent_coef": self.log_ent_coef.detach().clone(),
+            "actor_optimizer": self.actor_optimizer.state_dict(),
+            "critic_optimizer": self.critic_optimizer.state_dict(),
+        }
+        if self.ent_coef_optimizer is not None:
+            state["ent_coef_optimizer"] = self.ent_coef_optimizer.state_dict()
+        return state
+
+    def _load_networks(self, state: dict[str, Any]) -> None:
+        self.actor.load_state_dict(state["model"])
+        self.critic.load_state_dict(state["critic"])
+        self.critic_target.load_state_dict(state["critic_target"])
+        with torch.no_grad():
+            self.log_ent_coef.copy_(torch.as_tensor(state["log_ent_coef"]))
+        self.actor_optimizer.load_state_dict(state["actor_optimizer"])
+        self.critic_optimizer.load_state_dict(state["critic_optimizer"])
+        if self.ent_coef_optimizer is not None and "ent_coef_optimizer" in state:
+            self.ent_coef_optimizer.load_state_dict(state["ent_coef_optimizer"])
+
+
+class _SACActor:
+    def __init__(self, actor: Any, scale: np.ndarray, offset: np.ndarray, shape: tuple):
+        self.actor, self.scale, self.offset, self.shape = actor, scale, offset, shape
+
+    @torch.no_grad()
+    def act(self, observations: Any, deterministic: bool) -> np.ndarray:
+        obs = torch.as_tensor(np.asarray(observations, np.float32)).reshape(len(observations), -1)
+        if deterministic:
+            unit = torch.tanh(self.actor(obs)[0])
+        else:
+            unit = self.actor.sample(obs)[0]
+        scaled = self.offset + self.scale * unit.numpy()
+        return scaled.astype(np.float32).reshape(len(obs), *self.shape)
+
+
+def sac_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
+    """Return an actor rebuilt from a SAC checkpoint (for ``palaestra eval``).
+
+    Example:
+        >>> agent = SAC("MlpPolicy", "Pendulum-v1", hidden_sizes=(8,))
+        >>> actor = sac_actor(agent.state(), agent.observation_space, agent.action_space)
+        >>> actor.act(np.zeros((2, 3)), True).shape
+        (2, 1)
+    """
+    hidden = tuple(state["config"]["hidden_sizes"])
+    obs_dim = int(np.prod(observation_space.shape))
+    action_dim = int(np.prod(action_space.shape))
+    actor = SquashedGaussianActor(obs_dim, action_dim, hidden)
+    actor.load_state_dict(state["model"])
+    actor.eval()
+    low = action_space.low.astype(np.float32).ravel()
+    high = action_space.high.astype(np.float32).ravel()
+    return _SACActor(actor, (high - low) / 2.0, (high + low) / 2.0, action_space.shape)
