@@ -31,6 +31,7 @@ class VectorizeMode(Enum):
     SYNC = "sync"
     VECTOR_ENTRY_POINT = "vector_entry_point"
     POOL = "pool"
+    RAY = "ray"
 
 
 def make_vec(
@@ -53,7 +54,8 @@ def make_vec(
         vectorization_mode: ``"sync"`` (:class:`~palaestra.vector.SyncVectorEnv`),
             ``"async"`` (:class:`~palaestra.vector.AsyncVectorEnv`),
             ``"vector_entry_point"`` (the spec's native vector env) or ``"pool"`` (a
-            :class:`~palaestra.vector.PoolVectorEnv` of worker processes), as strings or
+            :class:`~palaestra.vector.PoolVectorEnv` of worker processes) or ``"ray"`` (a
+            :class:`~palaestra.vector.ray.RayVectorEnv` of Ray actors), as strings or
             :class:`VectorizeMode`. ``None`` picks the vector entry point if the spec has one,
             else sync.
         vector_kwargs: arguments for the vector env class (not for ``"vector_entry_point"``).
@@ -98,6 +100,10 @@ def make_vec(
         envs = _make_native_vector_env(id, env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
     elif mode is VectorizeMode.POOL:
         envs = _make_pool_vector_env(env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
+    elif mode is VectorizeMode.RAY:
+        from palaestra.vector.ray import make_ray_vector_env
+
+        envs = make_ray_vector_env(env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
     else:
         envs = _make_python_vector_env(
             env_spec, mode, num_envs, vector_kwargs, wrappers, env_kwargs

@@ -1,0 +1,784 @@
+"""A vector env whose sub-environments live in Ray actors, possibly on other machines.
+
+:class:`RayVectorEnv` splits ``num_envs`` sub-environments into ``num_workers`` contiguous
+groups, one Ray actor each (natively batched inside the actor when built from a vector
+entry point). It steps in lockstep (the :class:`~palaestra.vector.VectorEnv` API, with the
+batches, infos and autoreset behaviour of a sync vector env for the same seeds) or
+EnvPool-style (``async_reset``/``recv``/``send`` with a ``batch_size``), like
+:class:`~palaestra.vector.PoolVectorEnv`, whose fault handling it shares: exceptions come back
+with their own type through the process layer's error transport, a dead or hung actor is a
+:class:`~palaestra.error.WorkerError`, and with ``restart_failed`` it is replaced (within a
+:class:`~palaestra.vector.processes.RestartBudget`) and its episodes come back truncated with
+``info["worker_restarted"]`` and ``info["restart_reason"]``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from palaestra.error import ClosedEnvironmentError, DependencyNotInstalled, WorkerError
+from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
+from palaestra.vector.pool._layout import join_batches, slice_batch
+from palaestra.vector.pool.pool_vector_env import _place_info
+from palaestra.vector.processes import ErrorReport, RestartBudget, rebuild_exception
+from palaestra.vector.ray._actor import GroupHost
+from palaestra.vector.sync_vector_env import SyncVectorEnv
+from palaestra.vector.utils import batch_space, iterate
+from palaestra.vector.vector_env import AutoresetMode, VectorEnv
+
+__all__ = ["RayVectorEnv", "require_ray"]
+
+RAY_HINT = (
+    'Ray is not installed; the "ray" vectorization mode needs it: run '
+    '`pip install "palaestra[ray]"`'
+)
+
+
+def require_ray() -> Any:
+    """Import and return :mod:`ray`.
+
+    Raises:
+        palaestra.error.DependencyNotInstalled: Ray is not installed (naming the ``ray`` extra).
+    """
+    try:
+        import ray
+    except ImportError as e:
+        raise DependencyNotInstalled(RAY_HINT) from e
+    return ray
+
+
+def _sync_group(env_fns: Sequence[Callable[[], Any]], autoreset_mode: AutoresetMode) -> Any:
+    return SyncVectorEnv(list(env_fns), autoreset_mode=autoreset_mode)
+
+
+def _native_group(vector_env_fn: Callable[[int], Any], size: int) -> Any:
+    return vector_env_fn(size)
+
+
+class _Group:
+    """The parent's handle on one actor: its rows, its actor and its latest observations."""
+
+    def __init__(self, index: int, start: int, stop: int):
+        self.index = index
+        self.start, self.stop = start, stop
+        self.actor: Any = None
+        self.where: tuple[Any, int] | None = None
+        self.observations: Any = None
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+    @property
+    def env_indices(self) -> list[int]:
+        return list(range(self.start, self.stop))
+
+
+@dataclass
+class _Failure:
+    group: _Group
+    what: str
+    report: ErrorReport | None = None
+
+
+@dataclass
+class _Round:
+    """Results of one command, per group index; failures already restarted or raised."""
+
+    results: dict[int, Any] = field(default_factory=dict)
+    restarted: dict[int, str] = field(default_factory=dict)
+
+
+class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
+    """Run groups of sub-environments in Ray actors, locally or across a Ray cluster.
+
+    Args:
+        env_fns: functions that each build one sub-environment (an actor runs its group
+            as a sync vector env); or leave ``None`` and give ``vector_env_fn``.
+        vector_env_fn: builds a natively batched vector env of ``n`` sub-environments when
+            called with ``n``; each actor runs one. Needs ``num_envs``.
+        num_envs: the number of sub-environments with ``vector_env_fn``.
+        num_workers: Ray actors (default: 2, at most ``num_envs``).
+        batch_size: how many sub-environments ``recv`` returns (default ``num_envs``); a
+            multiple of the group size.
+        autoreset_mode: the autoreset mode of ``env_fns`` groups (a ``vector_env_fn`` sets
+            its own).
+        timeout: seconds an actor may take for one command before it counts as hung.
+        restart_failed: replace an actor that dies, hangs or raises (other than for an
+            argument error): its sub-environments' episodes come back truncated, with
+            ``info["worker_restarted"]``/``info["restart_reason"]``, as in the pool.
+        max_restarts: restarts allowed per actor; then the failure is raised.
+        address: the Ray cluster to join (``ray.init(address=...)``) when Ray is not
+            initialised yet; ``None`` starts a local Ray (or joins ``RAY_ADDRESS``).
+        num_cpus: CPUs each actor reserves.
+        actor_options: further options for every actor (``resources``,
+            ``scheduling_strategy`` such as ``"SPREAD"`` or a placement group strategy,
+            ``runtime_env``...), passed to ``ray.remote(...).options``.
+        ray_init_kwargs: further arguments of ``ray.init`` when this env starts Ray.
+
+    Raises:
+        ValueError: for a missing or contradictory env source, a bad ``num_workers``,
+            ``batch_size`` or ``max_restarts``.
+        RuntimeError: if a group's spaces differ from the first group's.
+        Exception: whatever a sub-environment's constructor raised, with its type.
+        palaestra.error.DependencyNotInstalled: Ray is not installed.
+
+    Example:
+        >>> import numpy as np
+        >>> import palaestra as gym
+        >>> envs = gym.make_vec("CartPole-v1", 4, vectorization_mode="ray",
+        ...                     vector_kwargs={"num_workers": 2})  # doctest: +SKIP
+        >>> envs.reset(seed=0)[0].shape  # doctest: +SKIP
+        (4, 4)
+        >>> envs.close()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        env_fns: Sequence[Callable[[], Any]] | None = None,
+        *,
+        vector_env_fn: Callable[[int], Any] | None = None,
+        num_envs: int | None = None,
+        num_workers: int | None = None,
+        batch_size: int | None = None,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        timeout: float = 60.0,
+        restart_failed: bool = False,
+        max_restarts: int = 3,
+        address: str | None = None,
+        num_cpus: float = 1,
+        actor_options: dict[str, Any] | None = None,
+        ray_init_kwargs: dict[str, Any] | None = None,
+    ):
+        self._ray = require_ray()
+        if (env_fns is None) == (vector_env_fn is None):
+            raise ValueError(
+                "RayVectorEnv needs exactly one of `env_fns` (one builder per sub-env) or "
+                "`vector_env_fn` (a builder of n batched sub-envs, with `num_envs`)."
+            )
+        count = len(env_fns) if env_fns is not None else num_envs
+        if count is None or int(count) < 1:
+            raise ValueError(f"RayVectorEnv needs at least one sub-environment, got {count}.")
+        self.num_envs = int(count)
+        workers = min(2, self.num_envs) if num_workers is None else num_workers
+        if not 1 <= int(workers) <= self.num_envs:
+            raise ValueError(
+                f"num_workers must be between 1 and num_envs={self.num_envs}, got {num_workers}."
+            )
+        self.num_workers = int(workers)
+        self.timeout = timeout
+        self.restart_failed = restart_failed
+        self.max_restarts = max_restarts
+        self._budget = RestartBudget(max_restarts, "RayVectorEnv")
+        self._env_fns, self._vector_env_fn = env_fns, vector_env_fn
+        self._requested_mode = autoreset_mode_from(autoreset_mode)
+        bounds = np.linspace(0, self.num_envs, self.num_workers + 1).round().astype(int)
+        self._groups = [
+            _Group(i, int(bounds[i]), int(bounds[i + 1])) for i in range(self.num_workers)
+        ]
+        self.batch_size = self._check_batch_size(batch_size)
+        if not self._ray.is_initialized():
+            self._ray.init(address=address, **(ray_init_kwargs or {}))
+        options = {"num_cpus": num_cpus, "max_restarts": 0, **(actor_options or {})}
+        self._actor_class = self._ray.remote(GroupHost).options(**options)
+        self._lost: dict[int, str] = {}
+        self._in_flight: dict[int, Any] = {}
+        self._in_flight_command: dict[int, str] = {}
+        self._autoreset_next: set[int] = set()
+        self._sent_data: dict[int, Any] = {}
+        self._last_ids: np.ndarray | None = None
+        try:
+            descriptions = self._start_all()
+            self._adopt(descriptions)
+        except BaseException:
+            self._kill_all()
+            self.closed = True
+            raise
+
+    # Construction ----------------------------------------------------------------------------
+
+    def _check_batch_size(self, batch_size: int | None) -> int:
+        if batch_size is None:
+            return self.num_envs
+        sizes = {group.size for group in self._groups}
+        if not 1 <= batch_size <= self.num_envs or len(sizes) != 1 or batch_size % sizes.pop():
+            raise ValueError(
+                f"batch_size={batch_size} must be a multiple of the group size in "
+                f"[1, {self.num_envs}]; the groups hold {[g.size for g in self._groups]} "
+                "sub-envs. Pick num_workers dividing num_envs and a batch_size that is a "
+                "multiple of num_envs/num_workers."
+            )
+        return batch_size
+
+    def _spawn(self, group: _Group) -> Any:
+        if self._env_fns is not None:
+            fns = list(self._env_fns[group.start : group.stop])
+            make = functools.partial(_sync_group, fns, self._requested_mode)
+        else:
+            make = functools.partial(_native_group, self._vector_env_fn, group.size)
+        group.actor = self._actor_class.remote(make, group.start)
+        return group.actor.build.remote()
+
+    def _start_all(self) -> list[Any]:
+        refs = {group.index: self._spawn(group) for group in self._groups}
+        replies = self._gather(refs)
+        descriptions = []
+        for group in self._groups:
+            reply = replies[group.index]
+            if isinstance(reply, _Failure):
+                raise self._exception(reply)
+            result, success = reply
+            if not success:
+                raise self._exception(_Failure(group, "failed to build", result))
+            descriptions.append(result)
+            group.where = result[3]
+        return descriptions
+
+    def _adopt(self, descriptions: list[Any]) -> None:
+        (observation_space, action_space), metadata, render_mode, _ = descriptions[0]
+        for group, ((obs_space, act_space), _, _, _) in zip(self._groups, descriptions):
+            if obs_space != observation_space or act_space != action_space:
+                raise RuntimeError(
+                    f"RayVectorEnv: the sub-environments {group.env_indices} have spaces "
+                    f"({obs_space}, {act_space}) but the first group has ({observation_space}, "
+                    f"{action_space}); every sub-environment must have the same spaces."
+                )
+        self.single_observation_space = observation_space
+        self.single_action_space = action_space
+        self.observation_space = batch_space(observation_space, self.num_envs)
+        self.action_space = batch_space(action_space, self.num_envs)
+        self.metadata = metadata
+        self.autoreset_mode = metadata.get("autoreset_mode", self._requested_mode)
+        self.render_mode = render_mode
+
+    @property
+    def placements(self) -> list[tuple[Any, int]]:
+        """``(Ray node id, process id)`` of each actor, in group order."""
+        return [group.where for group in self._groups]
+
+    # Sending and gathering -------------------------------------------------------------------
+
+    def _gather(self, refs: dict[int, Any], enough: int | None = None) -> dict[int, Any]:
+        """Wait for the replies of ``refs`` (all, or ``enough`` sub-envs' worth).
+
+        Returns:
+            Group index to the reply ``(result, success)``, or a :class:`_Failure` for an
+            actor that died or did not answer within ``timeout``.
+        """
+        ray = self._ray
+        pending = {ref: index for index, ref in refs.items()}
+        replies: dict[int, Any] = {}
+        needed = sum(self._groups[i].size for i in refs) if enough is None else enough
+        counted = 0
+        deadline = time.monotonic() + self.timeout
+        while pending and counted < needed:
+            left = max(0.0, deadline - time.monotonic())
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=left)
+            if not ready:
+                for index in pending.values():
+                    group = self._groups[index]
+                    replies[index] = _Failure(
+                        group, f"did not answer within {self.timeout} s (hung)"
+                    )
+                    self._kill(group)
+                return replies
+            for ref in ready:
+                index = pending.pop(ref)
+                try:
+                    replies[index] = ray.get(ref)
+                except ray.exceptions.RayActorError as error:
+                    replies[index] = _Failure(self._groups[index], f"died ({_first_line(error)})")
+                counted += self._groups[index].size
+        return replies
+
+    def _run(
+        self, command: str, data: dict[int, Any], refs: dict[int, Any] | None = None
+    ) -> _Round:
+        """Send ``command`` to the groups in ``data`` (or collect ``refs``); resolve failures."""
+        if refs is None:
+            refs = {i: self._groups[i].actor.run.remote(command, d) for i, d in data.items()}
+        replies = self._gather(refs)
+        return self._resolve(command, data, replies)
+
+    def _resolve(self, command: str, data: dict[int, Any], replies: dict[int, Any]) -> _Round:
+        round_ = _Round()
+        failures: list[_Failure] = []
+        argument_errors: list[tuple[_Group, ErrorReport]] = []
+        for index, reply in sorted(replies.items()):
+            group = self._groups[index]
+            if isinstance(reply, _Failure):
+                failures.append(reply)
+                continue
+            result, success = reply
+            if success:
+                round_.results[index] = result
+            elif result.fatal:
+                self._kill(group)
+                failures.append(_Failure(group, "raised an exception", result))
+            else:
+                argument_errors.append((group, result))
+        if failures and not self.restart_failed:
+            for failure in failures:
+                self._lost[failure.group.index] = failure.what
+                self._kill(failure.group)
+            raise self._exception(min(failures, key=lambda f: f.group.index))
+        for failure in failures:
+            self._restart(failure)
+            round_.restarted[failure.group.index] = _reason(failure, short=True)
+            round_.results[failure.group.index] = self._after_restart(
+                command, failure.group, data.get(failure.group.index), round_
+            )
+        if argument_errors:
+            group, report = min(argument_errors, key=lambda item: item[0].index)
+            raise self._exception(_Failure(group, "raised an exception", report))
+        return round_
+
+    def _exception(self, failure: _Failure, exhausted: bool = False) -> BaseException:
+        group = failure.group
+        subject = f"sub-environments {group.env_indices} (Ray actor {group.index})"
+        note = f" after {self.max_restarts} restart(s)" if exhausted else ""
+        if failure.report is not None:
+            error = rebuild_exception(failure.report, f"RayVectorEnv{note}")
+            error.args = (
+                error.args[0].replace(
+                    f"sub-environment {failure.report.index} of", f"{subject} of", 1
+                ),
+            )
+            return error
+        return WorkerError(
+            f"RayVectorEnv actor {group.index} (sub-environments {group.env_indices}) "
+            f"{failure.what}{note}.",
+            env_indices=tuple(group.env_indices),
+        )
+
+    # Restarts ------------------------------------------------------------------------------
+
+    def _restart(self, failure: _Failure) -> None:
+        group = failure.group
+        while True:
+            if not self._budget.allow(group.index, group.env_indices, _reason(failure)):
+                self._lost[group.index] = failure.what
+                raise self._exception(failure, exhausted=True)
+            self._kill(group)
+            replies = self._gather({group.index: self._spawn(group)})
+            reply = replies[group.index]
+            if isinstance(reply, _Failure):
+                failure = reply
+                continue
+            result, success = reply
+            if not success:
+                failure = _Failure(group, "failed to restart", result)
+                continue
+            group.where = result[3]
+            return
+
+    def _call_one(self, group: _Group, command: str, data: Any) -> Any:
+        """Run one command on a freshly restarted actor; a failure now is raised."""
+        replies = self._gather({group.index: group.actor.run.remote(command, data)})
+        reply = replies[group.index]
+        if isinstance(reply, _Failure):
+            self._lost[group.index] = reply.what
+            raise self._exception(reply)
+        result, success = reply
+        if not success:
+            raise self._exception(_Failure(group, "raised an exception", result))
+        return result
+
+    def _after_restart(self, command: str, group: _Group, data: Any, round_: _Round) -> Any:
+        """Return the result a restarted group gives for the command its predecessor failed."""
+        if command == "reset":
+            return self._call_one(group, "reset", data)
+        if command == "_call":
+            return self._call_one(group, "_call", data)
+        previous = group.observations
+        size = group.size
+        info: dict[str, Any] = {}
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP and previous is not None:
+            self._autoreset_next.add(group.index)
+            observations = previous
+        else:
+            observations, info = self._call_one(
+                group, "reset", {"seed": [None] * size, "options": None}
+            )
+            info = dict(info)
+            if self.autoreset_mode is AutoresetMode.SAME_STEP and previous is not None:
+                final = np.full(size, None, dtype=object)
+                if previous is not None:
+                    rows = list(iterate(batch_space(self.single_observation_space, size), previous))
+                    for offset in range(size):
+                        final[offset] = rows[offset]
+                info["final_obs"], info["_final_obs"] = final, np.ones(size, dtype=np.bool_)
+                info.setdefault("final_info", {})
+                info["_final_info"] = np.ones(size, dtype=np.bool_)
+            elif previous is not None:
+                observations = previous
+        return (
+            observations,
+            np.zeros(size, dtype=np.float64),
+            np.zeros(size, dtype=np.bool_),
+            np.ones(size, dtype=np.bool_),
+            info,
+        )
+
+    def _kill(self, group: _Group) -> None:
+        if group.actor is not None:
+            with contextlib.suppress(Exception):
+                self._ray.kill(group.actor, no_restart=True)
+            group.actor = None
+        self._in_flight.pop(group.index, None)
+        self._in_flight_command.pop(group.index, None)
+
+    def _kill_all(self) -> None:
+        for group in self._groups:
+            self._kill(group)
+
+    # Assembling batches ------------------------------------------------------------------------
+
+    def _step_batch(self, groups: list[_Group], round_: _Round) -> tuple:
+        """Join the groups' step results (in ``groups`` order) into one batch."""
+        results = [round_.results[g.index] for g in groups]
+        for group, result in zip(groups, results):
+            if result[0] is not None:
+                group.observations = result[0]
+        total = sum(g.size for g in groups)
+        info: dict[str, Any] = {}
+        offset = 0
+        for group, result in zip(groups, results):
+            _place_info(info, result[4], offset, total)
+            offset += group.size
+        if round_.restarted:
+            mask = np.zeros(total, dtype=np.bool_)
+            reasons = np.full(total, None, dtype=object)
+            offset = 0
+            for group in groups:
+                if group.index in round_.restarted:
+                    mask[offset : offset + group.size] = True
+                    reasons[offset : offset + group.size] = round_.restarted[group.index]
+                offset += group.size
+            info["worker_restarted"], info["_worker_restarted"] = mask, mask.copy()
+            info["restart_reason"], info["_restart_reason"] = reasons, mask.copy()
+        return (
+            join_batches(self.single_observation_space, [g.observations for g in groups]),
+            np.concatenate([np.asarray(r[1], dtype=np.float64) for r in results]),
+            np.concatenate([np.asarray(r[2], dtype=np.bool_) for r in results]),
+            np.concatenate([np.asarray(r[3], dtype=np.bool_) for r in results]),
+            info,
+        )
+
+    def _step_data(self, groups: list[_Group], actions: Any, ids: np.ndarray | None) -> tuple:
+        """Per group: the command (``step``, or the autoreset ``reset``) and its data."""
+        commands: dict[int, str] = {}
+        data: dict[int, Any] = {}
+        space = self.single_action_space
+        positions = None if ids is None else {int(e): p for p, e in enumerate(ids)}
+        for group in groups:
+            if group.index in self._autoreset_next:
+                commands[group.index] = "reset"
+                data[group.index] = {"seed": [None] * group.size, "options": None}
+                continue
+            if positions is None:
+                rows: Any = slice(group.start, group.stop)
+            else:
+                rows = np.array([positions[e] for e in group.env_indices])
+            commands[group.index] = "step"
+            data[group.index] = slice_batch(space, actions, rows)
+        return commands, data
+
+    def _send(self, commands: dict[int, str], data: dict[int, Any]) -> dict[int, Any]:
+        return {
+            index: self._groups[index].actor.run.remote(commands[index], data[index])
+            for index in commands
+        }
+
+    def _finish_step(self, commands: dict[int, str], round_: _Round) -> None:
+        """Turn the autoreset resets of restarted NEXT_STEP groups into step results."""
+        for index, command in commands.items():
+            if command != "reset" or index in round_.restarted:
+                continue
+            self._autoreset_next.discard(index)
+            size = self._groups[index].size
+            observations, info = round_.results[index]
+            round_.results[index] = (
+                observations,
+                np.zeros(size, dtype=np.float64),
+                np.zeros(size, dtype=np.bool_),
+                np.zeros(size, dtype=np.bool_),
+                info,
+            )
+
+    def _check_actions(self, actions: Any, count: int) -> None:
+        values = actions if isinstance(actions, (dict, tuple)) else np.asarray(actions)
+        if isinstance(values, np.ndarray) and (values.ndim == 0 or len(values) != count):
+            raise ValueError(
+                f"RayVectorEnv expects one action per sub-environment addressed ({count}), "
+                f"an element of {self.action_space}; got shape {values.shape}."
+            )
+
+    # The vector API ----------------------------------------------------------------------------
+
+    def _assert_usable(self) -> None:
+        if self.closed:
+            raise ClosedEnvironmentError(
+                f"Trying to operate on `{type(self).__name__}`, after a call to `close()`."
+            )
+        if self._lost:
+            details = "; ".join(
+                f"actor {i} (sub-environments {self._groups[i].env_indices}): {what}"
+                for i, what in sorted(self._lost.items())
+            )
+            raise WorkerError(
+                f"RayVectorEnv cannot continue, an actor is no longer running: {details}. "
+                "Call `close()` and create a new vector env (or pass `restart_failed=True`).",
+                env_indices=tuple(
+                    j for i in sorted(self._lost) for j in self._groups[i].env_indices
+                ),
+            )
+
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset every sub-environment (or those in ``options["reset_mask"]``).
+
+        Args:
+            seed: ``None``, an int ``s`` (sub-env ``i`` gets ``s + i``) or one seed per sub-env.
+            options: reset options for every sub-env, plus ``"reset_mask"``.
+
+        Raises:
+            ClosedEnvironmentError: after :meth:`close`.
+            ValueError, TypeError: for bad seeds or a bad ``reset_mask``.
+            palaestra.error.WorkerError: if an actor dies or hangs (without
+                ``restart_failed``).
+        """
+        self._assert_usable()
+        self._drain()
+        seeds = seeds_per_env(seed, self.num_envs)
+        mask, options = split_reset_mask(options, self.num_envs)
+        data: dict[int, Any] = {}
+        for group in self._groups:
+            if mask is not None and not mask[group.start : group.stop].any():
+                continue
+            group_options = options
+            if mask is not None and not mask[group.start : group.stop].all():
+                group_options = {**(options or {}), "reset_mask": mask[group.start : group.stop]}
+            data[group.index] = {"seed": seeds[group.start : group.stop], "options": group_options}
+        round_ = self._run("reset", data)
+        info: dict[str, Any] = {}
+        for index, (observations, group_info) in round_.results.items():
+            group = self._groups[index]
+            group.observations = observations
+            self._autoreset_next.discard(index)
+            _place_info(info, group_info, group.start, self.num_envs)
+        observations = join_batches(
+            self.single_observation_space, [g.observations for g in self._groups]
+        )
+        return observations, info
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every sub-environment with its action and wait for all of them.
+
+        Raises:
+            ClosedEnvironmentError: after :meth:`close`.
+            ValueError: for a batch of the wrong length.
+            Exception: a sub-env's own error for a bad action (its actor keeps running).
+            palaestra.error.WorkerError: if an actor dies or hangs (without
+                ``restart_failed``).
+        """
+        self._assert_usable()
+        self._drain()
+        self._check_actions(actions, self.num_envs)
+        commands, data = self._step_data(self._groups, actions, None)
+        round_ = self._resolve_step(commands, data, self._gather(self._send(commands, data)))
+        return self._step_batch(self._groups, round_)
+
+    def _resolve_step(self, commands: dict[int, str], data: dict[int, Any], replies: Any) -> _Round:
+        # Restarts during a step follow the step's rules, whatever each group was sent.
+        round_ = self._resolve("step", data, replies)
+        self._finish_step(commands, round_)
+        return round_
+
+    # EnvPool-style asynchronous stepping ---------------------------------------------------------
+
+    def async_reset(self, seed: int | Sequence[int | None] | None = None) -> None:
+        """Start resetting every sub-environment; collect the first batch with :meth:`recv`."""
+        self._assert_usable()
+        self._drain()
+        seeds = seeds_per_env(seed, self.num_envs)
+        for group in self._groups:
+            data = {"seed": seeds[group.start : group.stop], "options": None}
+            self._in_flight[group.index] = group.actor.run.remote("reset", data)
+            self._in_flight_command[group.index] = "reset_batch"
+        self._autoreset_next.clear()
+
+    def send(self, actions: Any, env_ids: Any = None) -> None:
+        """Send ``actions`` to sub-environments ``env_ids`` (default: the last ``recv``'s).
+
+        Raises:
+            ValueError: for ids that are not distinct integers in ``[0, num_envs)``, split a
+                group, address a busy group or mismatch the actions, and for no ids before
+                any ``recv``.
+        """
+        self._assert_usable()
+        if env_ids is None and self._last_ids is None:
+            raise ValueError("send() without env_ids needs a recv() first to name them.")
+        ids = np.asarray(self._last_ids if env_ids is None else env_ids)
+        if ids.ndim != 1 or (ids.size and ids.dtype.kind not in "iu"):
+            raise ValueError(f"env_ids must be a 1-D sequence of integer indices, got {env_ids!r}.")
+        if ids.size and (
+            ids.min() < 0 or ids.max() >= self.num_envs or len(set(ids.tolist())) != len(ids)
+        ):
+            raise ValueError(
+                f"env_ids must be distinct indices in [0, {self.num_envs}), got {ids.tolist()}."
+            )
+        self._check_actions(actions, len(ids))
+        groups = [g for g in self._groups if np.isin(g.env_indices, ids).any()]
+        for group in groups:
+            if not np.isin(group.env_indices, ids).all() or group.index in self._in_flight:
+                raise ValueError(
+                    f"send() must address whole idle groups; sub-environments "
+                    f"{group.env_indices} form one group and are "
+                    f"{'busy' if group.index in self._in_flight else 'only partly addressed'}."
+                )
+        commands, data = self._step_data(groups, actions, ids)
+        for index, ref in self._send(commands, data).items():
+            self._in_flight[index] = ref
+            self._in_flight_command[index] = commands[index]
+            self._sent_data[index] = data[index]
+
+    def recv(self) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Return the first ``batch_size`` sub-environments to finish their command.
+
+        Returns:
+            ``(observations, rewards, terminations, truncations, infos)`` for those
+            sub-environments, ordered by index, with ``info["env_id"]`` naming them.
+
+        Raises:
+            RuntimeError: if nothing is in flight.
+            palaestra.error.WorkerError: if an actor dies or hangs (without
+                ``restart_failed``).
+        """
+        self._assert_usable()
+        if not self._in_flight:
+            raise RuntimeError("recv() needs sub-environments in flight: call send() first.")
+        flying = dict(self._in_flight)
+        enough = min(self.batch_size, sum(self._groups[i].size for i in flying))
+        replies = self._gather(flying, enough)
+        commands = {i: self._in_flight_command.pop(i) for i in replies}
+        for index in replies:
+            self._in_flight.pop(index, None)
+        # A batch of whole groups, as many as asked for (the first to finish).
+        chosen, count = [], 0
+        for index in replies:
+            if count >= enough:
+                break
+            chosen.append(index)
+            count += self._groups[index].size
+        for index in set(replies) - set(chosen):  # finished early: hand them out next time
+            self._in_flight[index] = flying[index]
+            self._in_flight_command[index] = commands.pop(index)
+        replies = {i: replies[i] for i in chosen}
+        for index, command in commands.items():
+            if command == "reset_batch":
+                commands[index] = "reset"
+                reply = replies[index]
+                if not isinstance(reply, _Failure) and reply[1]:
+                    observations, info = reply[0]
+                    size = self._groups[index].size
+                    replies[index] = (
+                        (
+                            observations,
+                            np.zeros(size),
+                            np.zeros(size, dtype=np.bool_),
+                            np.zeros(size, dtype=np.bool_),
+                            info,
+                        ),
+                        True,
+                    )
+                    commands[index] = "step"
+        data = {i: self._sent_data.pop(i, None) for i in chosen}
+        round_ = self._resolve_step(commands, data, replies)
+        groups = sorted((self._groups[i] for i in chosen), key=lambda g: g.index)
+        observations, rewards, terminations, truncations, info = self._step_batch(groups, round_)
+        ids = np.concatenate([np.arange(g.start, g.stop) for g in groups])
+        self._last_ids = ids
+        info["env_id"] = ids
+        return observations, rewards, terminations, truncations, info
+
+    def _drain(self) -> None:
+        """Finish what ``send`` left in flight; its results are dropped."""
+        if not self._in_flight:
+            return
+        flying = dict(self._in_flight)
+        self._in_flight.clear()
+        self._in_flight_command.clear()
+        replies = self._gather(flying)
+        self._resolve("_drain", {}, {i: r for i, r in replies.items()})
+
+    # Attributes and closing --------------------------------------------------------------------
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Call method ``name`` (or read attribute ``name``) of every sub-environment."""
+        self._assert_usable()
+        self._drain()
+        data = {g.index: (name, args, kwargs) for g in self._groups}
+        round_ = self._run("_call", data)
+        return tuple(result for g in self._groups for result in round_.results[g.index])
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """Return attribute ``name`` of every sub-environment."""
+        return self.call(name)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set attribute ``name`` of the sub-environments (one value each, or one for all).
+
+        Raises:
+            ValueError: if a list/tuple's length is not :attr:`num_envs`.
+        """
+        from palaestra.vector._arguments import values_per_env
+
+        self._assert_usable()
+        values = values_per_env(values, self.num_envs)
+        self._drain()
+        data = {
+            g.index: ("_setattr", (name, list(values[g.start : g.stop])), {}) for g in self._groups
+        }
+        self._run("_call", data)
+
+    def render(self) -> tuple[Any, ...] | None:
+        """Return the frame of every sub-environment."""
+        frames = self.call("render")
+        return None if all(frame is None for frame in frames) else frames
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close every actor's sub-environments, then end the actors."""
+        ray = self._ray
+        refs = [g.actor.close.remote() for g in self._groups if g.actor is not None]
+        with contextlib.suppress(Exception):
+            ray.wait(refs, num_returns=len(refs), timeout=min(self.timeout, 10.0))
+        self._kill_all()
+
+
+def _reason(failure: _Failure, short: bool = False) -> str:
+    if failure.report is None:
+        return f"the actor {failure.what}" + ("" if short else ".")
+    report = failure.report
+    if short:
+        return f"{report.error_type.__name__}: {report.message}"
+    return (
+        f"{report.error_type.__name__}: {report.message}\nThe actor's traceback:\n"
+        f"{report.traceback}"
+    )
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
