@@ -3,8 +3,19 @@
 Each section is one ``palaestra bench`` run, so every ratio compares modes measured side by
 side in the same process run on the same machine. Usage (from the repository root)::
 
-    python benchmarks/run_all.py            # the full suite (minutes)
-    python benchmarks/run_all.py --quick    # fewer steps and repeats, for a smoke test
+    python benchmarks/run_all.py                  # the full suite (many minutes)
+    python benchmarks/run_all.py --quick          # fewer steps and repeats, for a smoke test
+    python benchmarks/run_all.py --only default   # the sections whose title contains "default"
+    python benchmarks/run_all.py --before 4386f6f # also each section on that commit, in turn
+
+To add a section, append one ``Section`` to ``SUITE``: a title, the ``palaestra bench``
+arguments, the reference mode the ratios are taken against and, optionally, environment
+variables for that run (e.g. ``{"PALAESTRA_ACCELERATOR": "numpy"}``).
+
+With ``--before REV`` every section also runs on a copy of commit ``REV`` (``git archive``;
+or ``REV`` may be the path of an extracted source tree),
+alternating before/after runs (``--rounds`` of each, median per mode and size), and the report
+gains a before/after table. Modes that ``REV``'s bench does not know are measured after only.
 """
 
 from __future__ import annotations
@@ -14,18 +25,33 @@ import importlib.util
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from palaestra.cli.bench import markdown_table
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 CLASSIC = ["CartPole-v1", "MountainCar-v0", "MountainCarContinuous-v0", "Pendulum-v1", "Acrobot-v1"]
+WITHOUT_NUMBA = {"PALAESTRA_ACCELERATOR": "numpy"}
 
-# (title, bench arguments, reference mode)
-SUITE = [
-    (
+
+class Section(NamedTuple):
+    """One ``palaestra bench`` run of the suite."""
+
+    title: str
+    arguments: list[str]
+    reference: str
+    environment: dict[str, str] = {}
+
+
+SUITE: list[Section] = [
+    Section(
         "CartPole: native batched (numpy and numba) vs Gymnasium's native CartPoleVectorEnv",
         [
             "CartPole-v1",
@@ -38,7 +64,7 @@ SUITE = [
         ],
         "gym-native",
     ),
-    (
+    Section(
         "CartPole: pool vs Gymnasium's sync and async vector envs",
         [
             "CartPole-v1",
@@ -51,7 +77,7 @@ SUITE = [
         ],
         "gym-async",
     ),
-    (
+    Section(
         "1 ms of CPU per step: pool vs Gymnasium's sync and async vector envs (N=8)",
         [
             "benchmarks.busy_env:BusyEnv-v0",
@@ -64,7 +90,7 @@ SUITE = [
         ],
         "gym-sync",
     ),
-    (
+    Section(
         "0.2-2 ms of CPU per step: send/recv with batches of N/2 vs lockstep pool (N=8)",
         [
             "benchmarks.busy_env:JitteryEnv-v0",
@@ -77,8 +103,9 @@ SUITE = [
         ],
         "pool",
     ),
-] + [
-    (
+]
+SUITE += [
+    Section(
         f"{env_id}: native batched vs EnvPool sync (when installed) and Gymnasium",
         [
             env_id,
@@ -93,52 +120,199 @@ SUITE = [
     )
     for env_id in CLASSIC
 ]
+# The default-mode table: make_vec(id, n) of both libraries, with numba (the "auto"
+# accelerator picks it when installed) and without (forced to numpy, as without numba).
+DEFAULT_SECTION_PREFIX = "Default make_vec"
+SUITE += [
+    Section(
+        f"{DEFAULT_SECTION_PREFIX} {label}: {env_id}",
+        [env_id, "--modes", "default,gym-default", "--num-envs", "8,64,1024", "--steps", "200"],
+        "gym-default",
+        environment,
+    )
+    for label, environment in (("with numba", {}), ("without numba", WITHOUT_NUMBA))
+    for env_id in CLASSIC
+]
 
 
-def run_section(arguments: list[str], reference: str, quick: bool) -> list[dict]:
-    """Run one bench invocation and return its measurements."""
+def run_section(
+    section: Section, quick: bool, root: Path = ROOT, modes: list[str] | None = None
+) -> list[dict]:
+    """Run one bench invocation in the tree at ``root`` and return its measurements."""
+    arguments = list(section.arguments)
+    if modes is not None:
+        arguments[arguments.index("--modes") + 1] = ",".join(modes)
     extra = ["--steps", "30", "--repeats", "2"] if quick else ["--repeats", "5"]
     command = [sys.executable, "-m", "palaestra", "bench", *arguments, *extra]
-    command += ["--reference", reference]
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    command += ["--reference", section.reference]
+    env = {**os.environ, **section.environment, "PYTHONPATH": str(root)}
+    env["PALAESTRA_BENCH_FORMAT"] = "json"  # JSON lines, not bench's default table
     output = subprocess.run(
-        command, check=True, capture_output=True, text=True, cwd=HERE.parent, env=env
+        command, check=True, capture_output=True, text=True, cwd=root, env=env
     ).stdout
     return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+def checkout(revision: str, directory: Path) -> Path:
+    """Extract commit ``revision`` of this repository into ``directory`` (no git state)."""
+    archive = directory / "tree.tar"
+    with archive.open("wb") as file:
+        subprocess.run(["git", "archive", revision], cwd=ROOT, check=True, stdout=file)
+    tree = directory / "tree"
+    with tarfile.open(archive) as tar:
+        tar.extractall(tree, filter="data")
+    return tree
+
+
+def known_modes(root: Path) -> set[str]:
+    """The bench modes the tree at ``root`` knows."""
+    code = "from palaestra.cli.bench import MODES; print(','.join(MODES))"
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    names = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=root, env=env
+    ).stdout
+    return set(names.strip().split(","))
+
+
+def _rates(rounds: list[list[dict]]) -> dict[tuple[str, int], float]:
+    """Median rate per (mode, num_envs) over several runs of one section."""
+    collected: dict[tuple[str, int], list[float]] = {}
+    for results in rounds:
+        for row in results:
+            if "steps_per_s" in row:
+                collected.setdefault((row["mode"], row["num_envs"]), []).append(row["steps_per_s"])
+    return {key: statistics.median(values) for key, values in collected.items()}
+
+
+def _median_rows(rounds: list[list[dict]], reference: str) -> list[dict]:
+    """One row per (mode, num_envs): median rate, and its ratio to the median reference."""
+    rates = _rates(rounds)
+    rows = []
+    for (mode, num_envs), rate in rates.items():
+        row = {"env_id": rounds[0][0]["env_id"], "mode": mode, "num_envs": num_envs}
+        row["steps_per_s"] = round(rate)
+        if (reference, num_envs) in rates:
+            row[f"ratio_to_{reference}"] = round(rate / rates[reference, num_envs], 3)
+        rows.append(row)
+    return rows
+
+
+def default_table(measured: dict[str, list[dict]]) -> list[str]:
+    """The summary of the default-mode sections: one ratio per id, size and accelerator."""
+    lines = [
+        "## Summary: default make_vec, palaestra vs Gymnasium",
+        "",
+        "`make_vec(id, n)` with no other argument in both libraries; the ratio is palaestra's "
+        "env-steps/s over Gymnasium's, measured side by side in the same run (median of "
+        "repeats). *With numba*: the `auto` accelerator picks numba. *Without numba*: "
+        "`PALAESTRA_ACCELERATOR=numpy`, the path `auto` takes where numba is not installed.",
+        "",
+        "| id | N | with numba | without numba |",
+        "|---|---:|---:|---:|",
+    ]
+    for env_id in CLASSIC:
+        cells: dict[int, dict[str, str]] = {}
+        for label in ("with numba", "without numba"):
+            for row in measured.get(f"{DEFAULT_SECTION_PREFIX} {label}: {env_id}", []):
+                if row["mode"] == "default" and "ratio_to_gym-default" in row:
+                    cell = f"{row['ratio_to_gym-default']:.2f}x"
+                    cells.setdefault(row["num_envs"], {})[label] = cell
+        for num_envs, by_label in sorted(cells.items()):
+            with_numba = by_label.get("with numba", "-")
+            without = by_label.get("without numba", "-")
+            lines.append(f"| {env_id} | {num_envs} | {with_numba} | {without} |")
+    return [*lines, ""]
+
+
+def before_after_table(comparisons: list[tuple[str, dict, dict]], revision: str) -> list[str]:
+    """Rates before (at ``revision``) and after, per section, mode and size."""
+    lines = [
+        f"## Before/after: commit `{revision}` vs this tree",
+        "",
+        "Each section ran alternately on both trees in this session; median env-steps/s per "
+        "mode and size. The machine is shared: read changes within about ±10% as noise.",
+        "",
+        "| section | mode | N | before | after | change |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for title, before, after in comparisons:
+        for (mode, num_envs), rate in sorted(after.items()):
+            if (mode, num_envs) not in before:
+                continue
+            old = before[mode, num_envs]
+            change = f"{(rate / old - 1) * 100:+.1f}%"
+            lines.append(f"| {title} | {mode} | {num_envs} | {old:,.0f} | {rate:,.0f} | {change} |")
+    return [*lines, ""]
 
 
 def main() -> int:
     """Run the suite; write the JSON lines and the Markdown report."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer steps and repeats")
+    parser.add_argument("--only", help="run only the sections whose title contains this")
+    parser.add_argument(
+        "--before", metavar="REV", help="also measure commit REV (or a source tree), in turn"
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="runs per tree with --before")
+    parser.add_argument("--output", type=Path, default=HERE, help="where the report goes")
     args = parser.parse_args()
+    sections = [s for s in SUITE if args.only is None or args.only in s.title]
     report = [
         "# Benchmark results",
         "",
         f"Generated by `python benchmarks/run_all.py` on {platform.platform()}, "
         f"{os.cpu_count()} CPU cores, Python {platform.python_version()}. Env-steps per "
         "second (median of repeats); in brackets the ratio to the section's reference, "
-        "measured in the same run.",
+        "measured in the same run. The machine may be shared: compare ratios measured side "
+        "by side, not rates across sections.",
         "",
     ]
-    lines = []
-    for title, arguments, reference in SUITE:
-        load_before = os.getloadavg()[0]
-        results = run_section(arguments, reference, args.quick)
-        load_after = os.getloadavg()[0]
-        lines += results
-        measured = [row for row in results if "steps_per_s" in row]
-        report += [
-            f"## {title}",
-            "",
-            f"Reference: `{reference}`. Machine load average (1 min) before/after: "
-            f"{load_before:.1f}/{load_after:.1f} on {os.cpu_count()} cores.",
-            "",
-        ]
-        report += [markdown_table(measured, reference), ""]
-        print(f"done: {title}", flush=True)
-    (HERE / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in lines))
-    (HERE / "RESULTS.md").write_text("\n".join(report))
+    header_length = len(report)
+    lines: list[dict] = []
+    measured: dict[str, list[dict]] = {}
+    comparisons: list[tuple[str, dict, dict]] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        before_root = None
+        if args.before:
+            given = Path(args.before)
+            before_root = given if given.is_dir() else checkout(args.before, Path(scratch))
+        before_modes = known_modes(before_root) if before_root else set()
+        for section in sections:
+            load_before = os.getloadavg()[0]
+            if before_root is None:
+                results = run_section(section, args.quick)
+            else:
+                modes = section.arguments[section.arguments.index("--modes") + 1].split(",")
+                shared = [mode for mode in modes if mode in before_modes]
+                before_rounds, after_rounds = [], []
+                for _ in range(args.rounds):
+                    if shared:
+                        before_rounds.append(run_section(section, args.quick, before_root, shared))
+                    after_rounds.append(run_section(section, args.quick))
+                results = _median_rows(after_rounds, section.reference)
+                comparisons.append((section.title, _rates(before_rounds), _rates(after_rounds)))
+            load_after = os.getloadavg()[0]
+            lines += results
+            measured[section.title] = results
+            rows = [row for row in results if "steps_per_s" in row]
+            settings = "".join(f" `{k}={v}`." for k, v in section.environment.items())
+            report += [
+                f"## {section.title}",
+                "",
+                f"Reference: `{section.reference}`.{settings} Machine load average (1 min) "
+                f"before/after: {load_before:.1f}/{load_after:.1f} on {os.cpu_count()} cores.",
+                "",
+                markdown_table(rows, section.reference),
+                "",
+            ]
+            print(f"done: {section.title}", flush=True)
+    if any(title.startswith(DEFAULT_SECTION_PREFIX) for title in measured):
+        report[header_length:header_length] = default_table(measured)
+    if comparisons:
+        report += before_after_table(comparisons, args.before)
+    args.output.mkdir(parents=True, exist_ok=True)
+    (args.output / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in lines))
+    (args.output / "RESULTS.md").write_text("\n".join(report))
     return 0
 
 
