@@ -27,13 +27,22 @@ ACCELERATORS = ("auto", "numpy", "numba")
 
 @functools.cache
 def numba_available() -> bool:
-    """Whether numba can be imported (looked up once per process, without importing it).
+    """Whether numba is installed and imports (checked once per process).
+
+    A numba that is installed but fails to import (say, built for another numpy) counts as
+    missing, so that ``"auto"`` falls back to numpy instead of failing.
 
     Example:
         >>> isinstance(numba_available(), bool)
         True
     """
-    return importlib.util.find_spec("numba") is not None
+    if importlib.util.find_spec("numba") is None:
+        return False
+    try:
+        import numba  # noqa: F401
+    except Exception:  # any failure to import means: not usable here
+        return False
+    return True
 
 
 def resolve_accelerator(requested: str | None) -> str:
