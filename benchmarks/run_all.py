@@ -133,6 +133,31 @@ SUITE += [
     for label, environment in (("with numba", {}), ("without numba", WITHOUT_NUMBA))
     for env_id in CLASSIC
 ]
+# Box2D: the pool (several Box2D worlds per worker) against Gymnasium's vector envs.
+SUITE += [
+    Section(
+        "LunarLander-v3 (N=8): pool vs Gymnasium's SyncVectorEnv",
+        ["LunarLander-v3", "--modes", "pool,sync,gym-sync", "--num-envs", "8", "--steps", "400"],
+        "gym-sync",
+    ),
+    Section(
+        "LunarLander-v3 (N=8): pool vs Gymnasium's AsyncVectorEnv",
+        ["LunarLander-v3", "--modes", "pool,async,gym-async", "--num-envs", "8", "--steps", "400"],
+        "gym-async",
+    ),
+    Section(
+        "CarRacing-v3 (N=4, 96x96x3 pixels through shared memory): pool vs Gymnasium's async",
+        ["CarRacing-v3", "--modes", "pool,async,gym-async", "--num-envs", "4", "--steps", "60"],
+        "gym-async",
+    ),
+]
+# Single-env step time beside Gymnasium (benchmarks/single_env_step.py): (title, arguments).
+SINGLE_ENV = [
+    (
+        "Box2D: one environment's step time vs Gymnasium's (µs per step, bare and through make)",
+        ["--env-ids", "box2d", "--steps", "3000"],
+    ),
+]
 
 
 def run_section(
@@ -245,6 +270,30 @@ def before_after_table(comparisons: list[tuple[str, dict, dict]], revision: str)
     return [*lines, ""]
 
 
+def run_single_env(arguments: list[str], quick: bool) -> tuple[list[dict], list[str]]:
+    """Run ``single_env_step.py``; return its JSON lines and a Markdown table of them."""
+    extra = ["--steps", "300", "--repeats", "2"] if quick else ["--repeats", "5"]
+    command = [sys.executable, str(HERE / "single_env_step.py"), *arguments, *extra]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    output = subprocess.run(
+        command, check=True, capture_output=True, text=True, cwd=ROOT, env=env
+    ).stdout
+    rows = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    table = [
+        "| env | steps | bare: palaestra µs | Gymnasium µs | ratio | make: palaestra µs "
+        "| Gymnasium µs | ratio |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        table.append(
+            f"| {row['env_id']} | {row['steps']} | {row['unwrapped_palaestra_us']:.1f} "
+            f"| {row['unwrapped_gymnasium_us']:.1f} | {row['unwrapped_ratio']:.3f} "
+            f"| {row['make_palaestra_us']:.1f} | {row['make_gymnasium_us']:.1f} "
+            f"| {row['make_ratio']:.3f} |"
+        )
+    return rows, table
+
+
 def main() -> int:
     """Run the suite; write the JSON lines and the Markdown report."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -306,6 +355,23 @@ def main() -> int:
                 "",
             ]
             print(f"done: {section.title}", flush=True)
+    for title, arguments in SINGLE_ENV:
+        if args.only is not None and args.only not in title:
+            continue
+        load_before = os.getloadavg()[0]
+        rows, table = run_single_env(arguments, args.quick)
+        lines += rows
+        report += [
+            f"## {title}",
+            "",
+            "Median over repeats alternating the two libraries; ratio = palaestra / Gymnasium "
+            f"(below 1 is faster). Machine load average (1 min) before/after: {load_before:.1f}/"
+            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
+            "",
+            *table,
+            "",
+        ]
+        print(f"done: {title}", flush=True)
     if any(title.startswith(DEFAULT_SECTION_PREFIX) for title in measured):
         report[header_length:header_length] = default_table(measured)
     if comparisons:
