@@ -432,3 +432,22 @@ class EchoActionEnv(FaultyEnv):
     def step(self, action):
         self.last_action = action
         return super().step(0)
+
+
+def test_stepping_an_ended_sub_env_with_autoreset_disabled_raises_and_the_workers_survive():
+    envs = gym.make_vec(
+        "CartPole-v1",
+        4,
+        vectorization_mode="pool",
+        max_episode_steps=2,
+        vector_kwargs={"num_workers": 2, "autoreset_mode": "Disabled"},
+    )
+    envs.reset(seed=0)
+    envs.step(ZEROS)
+    *_, truncations, _ = envs.step(ZEROS)
+    assert truncations.tolist() == [True] * 4
+    with pytest.raises(RuntimeError, match=r"Sub-environments \[0, 1, 2, 3\] were stepped"):
+        envs.step(ZEROS)
+    envs.reset(options={"reset_mask": np.array([True, True, True, True])})
+    assert envs.step(ZEROS)[1].tolist() == [1.0] * 4
+    assert_closed_cleanly(envs)

@@ -53,16 +53,7 @@ class Bug(NamedTuple):
 
 
 # Bugs the contract finds in areas other sessions are fixing (native: batched envs; pool).
-KNOWN_BUGS = [
-    Bug(
-        "pool",
-        "autoreset",
-        "pool with autoreset_mode=DISABLED: stepping an ended sub-env raises the RuntimeError "
-        "but kills the workers, so the reset_mask reset that follows raises WorkerError "
-        "('a worker is no longer running')",
-        modes=[AutoresetMode.DISABLED],
-    ),
-]
+KNOWN_BUGS: list[Bug] = []
 
 
 def make(env_id: str, kind: str, mode: AutoresetMode):

@@ -44,6 +44,7 @@ from palaestra.vector._arguments import (
     split_reset_mask,
     values_per_env,
 )
+from palaestra.vector.episodes import disabled_step_error
 from palaestra.vector.pool._block import SharedBlock, pool_layout
 from palaestra.vector.pool._layout import (
     assemble,
@@ -292,6 +293,13 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._recv_resetting: set[int] = set()
         # Workers lost to a failure without restart.
         self._lost: dict[int, str] = {}
+        # DISABLED: the sub-envs whose episode ended and that were not reset since; stepping
+        # them raises here, as in the sync and async vector envs, before any worker sees it.
+        self._ended = (
+            np.zeros(self.num_envs, dtype=np.bool_)
+            if self.autoreset_mode is AutoresetMode.DISABLED
+            else None
+        )
         self._finalizer = weakref.finalize(
             self, _close_pool, self._processes, self._workers, self._block
         )
@@ -791,6 +799,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         round_ = self._run(workers, Command.RESET, arguments)
         for worker in workers:
             self._autoreset_next.discard(worker.index)
+        if self._ended is not None:
+            self._ended[slice(None) if mask is None else mask] = False
         return self._observation_batch(), round_.infos
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -807,6 +817,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             self._assert_usable()
         if self._in_flight:
             self._drain()
+        if self._ended is not None and self._ended.any():
+            raise disabled_step_error(np.flatnonzero(self._ended))
         if self._autoreset_next:
             round_ = self._step_with_autoresets(self._workers, actions, np.arange(self.num_envs))
         elif self._write_actions(actions, slice(None)):
@@ -816,11 +828,14 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 self._workers, Command.STEP_PIPED, self._piped_actions(actions, None)
             )
         block = self._block
+        terminations, truncations = block["terminations"].copy(), block["truncations"].copy()
+        if self._ended is not None:
+            np.logical_or(terminations, truncations, out=self._ended)
         return (
             self._observation_batch(),
             block["rewards"].copy(),
-            block["terminations"].copy(),
-            block["truncations"].copy(),
+            terminations,
+            truncations,
             round_.infos,
         )
 
@@ -945,6 +960,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         seeds = seeds_per_env(seed, self.num_envs)
         self._dispatch(self._workers, Command.RESET, lambda w: (seeds[w.start : w.stop], None))
         self._autoreset_next.clear()
+        if self._ended is not None:
+            self._ended[:] = False
 
     def send(self, actions: Any, env_ids: Any = None) -> None:
         """Send ``actions`` to sub-environments ``env_ids`` (default: the last ``recv``'s).
@@ -963,6 +980,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         if env_ids is None and self._last_ids is None:
             raise ValueError("send() without env_ids needs a recv() first to name them.")
         ids = self._checked_ids(self._last_ids if env_ids is None else env_ids)
+        if self._ended is not None and self._ended[ids].any():
+            raise disabled_step_error(ids[self._ended[ids]])
         workers = self._workers_of(ids)
         resetting = [w for w in workers if w.index in self._autoreset_next]
         stepping = [w for w in workers if w.index not in self._autoreset_next]
@@ -1032,6 +1051,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         ids = np.concatenate([np.arange(w.start, w.stop) for w in done])
         self._last_ids = ids
         block = self._block
+        if self._ended is not None:
+            self._ended[ids] = block["terminations"][ids] | block["truncations"][ids]
         infos = {key: _select_rows(value, ids) for key, value in round_.infos.items()}
         infos["env_id"] = ids
         return (
