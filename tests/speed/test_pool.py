@@ -13,7 +13,7 @@ import pytest
 import palaestra as gym
 from palaestra.error import WorkerError
 from palaestra.vector import PoolVectorEnv
-from tests.speed.conftest import assert_same_trajectory, random_actions, record
+from tests.speed.conftest import CLASSIC_IDS, assert_same_trajectory, random_actions, record
 from tests.speed.faulty import FaultyEnv
 
 
@@ -40,6 +40,12 @@ def processes(envs: PoolVectorEnv) -> list:
 
 
 @pytest.mark.parametrize("autoreset_mode", ["NextStep", "SameStep", "Disabled"])
+@pytest.mark.parametrize(
+    "env_id",
+    # The other ids run the same code paths; the contract suite covers them in every mode too.
+    [pytest.param(env_id, marks=[] if env_id == "CartPole-v1" else [pytest.mark.slow])
+     for env_id in CLASSIC_IDS],
+)  # fmt: skip
 def test_lockstep_pool_matches_sync_in_every_autoreset_mode(env_id, autoreset_mode):
     actions = random_actions(env_id, 4, 120)
     expected = record(

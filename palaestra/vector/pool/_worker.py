@@ -23,7 +23,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from palaestra.vector.pool._block import BlockLayout, SharedBlock
-from palaestra.vector.pool._layout import assemble, write_batch
+from palaestra.vector.pool._layout import assemble, copy_batch, slice_batch, write_batch
 from palaestra.vector.processes import answer, failure_report, parent_alive
 
 __all__ = ["Command", "Status", "pool_worker", "group_call"]
@@ -153,7 +153,7 @@ class _Group:
             if self.action_space is None:
                 return "step", self.block["actions"][self.rows].copy()
             actions = assemble(self.action_space, self.arrays, "actions")
-            return "step", _rows_copy(actions, self.rows)
+            return "step", copy_batch(slice_batch(self.action_space, actions, self.rows))
         if command == Command.STEP_PIPED:
             return "step", self.pipe.recv()
         if command == Command.RESET:
@@ -188,14 +188,6 @@ class _Group:
         if info or piped is not None:
             return Status.HAS_REPLY, (piped, info)
         return Status.OK, None
-
-
-def _rows_copy(batch: Any, rows: slice) -> Any:
-    if isinstance(batch, dict):
-        return {key: _rows_copy(value, rows) for key, value in batch.items()}
-    if isinstance(batch, tuple):
-        return tuple(_rows_copy(value, rows) for value in batch)
-    return batch[rows].copy()
 
 
 def group_call(envs: Any, name: str, args: tuple, kwargs: dict) -> tuple[Any, ...]:

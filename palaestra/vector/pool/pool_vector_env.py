@@ -1053,7 +1053,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         block = self._block
         if self._ended is not None:
             self._ended[ids] = block["terminations"][ids] | block["truncations"][ids]
-        infos = {key: _select_rows(value, ids) for key, value in round_.infos.items()}
+        infos = {key: _take(value, ids) for key, value in round_.infos.items()}
         infos["env_id"] = ids
         return (
             self._observation_batch(ids, done),
@@ -1185,12 +1185,6 @@ def _place_info(total: dict[str, Any], group: dict[str, Any], start: int, n: int
             fill = None if value.dtype == object else 0
             total[key] = np.full((n, *value.shape[1:]), fill, dtype=value.dtype)
         total[key][start : start + len(value)] = value
-
-
-def _select_rows(value: Any, ids: np.ndarray) -> Any:
-    if isinstance(value, dict):
-        return {key: _select_rows(item, ids) for key, item in value.items()}
-    return value[ids]
 
 
 def _take(batch: Any, ids: np.ndarray) -> Any:
