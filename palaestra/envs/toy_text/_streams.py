@@ -105,6 +105,10 @@ class TableStreams:
         self.seeds: list[int | None] = [None] * num_envs
         self.seeded = np.zeros(num_envs, dtype=np.bool_)
         self._objects: list[np.random.Generator | None] = [None] * num_envs
+        # Generator mode: the bit generators, and the 32-bit half each holds for its next
+        # 32-bit draw (kept here, and written back into the bit generator on request).
+        self._bit_generators: list[Any] = [None] * num_envs
+        self._halves: list[int | None] = [None] * num_envs
         zeros = [np.zeros(num_envs, dtype=np.uint64) for _ in range(5)]
         self._high, self._low, self._inc_high, self._inc_low, self._half = zeros
         self._has_half = np.zeros(num_envs, dtype=np.bool_)
@@ -122,6 +126,8 @@ class TableStreams:
             self.seeded[index] = True
             if not self.use_arrays:
                 self._objects[index] = generator
+                self._bit_generators[index] = generator.bit_generator
+                self._halves[index] = None
                 continue
             state = generator.bit_generator.state
             halves = split_state([state["state"]])
@@ -164,14 +170,33 @@ class TableStreams:
             self._has_half[fresh_rows] = True
         return values
 
+    def bounded_one(self, row: int, n: int) -> int:
+        """Draw an integer in ``[0, n)`` from stream ``row`` (Generator mode), as ``integers``.
+
+        numpy's Lemire method on 32-bit draws, where a 32-bit draw is the held upper half of
+        the last 64-bit output or, when none is held, the lower half of a new one.
+        """
+        threshold = (2**32 - n) % n
+        while True:
+            half = self._halves[row]
+            if half is None:
+                raw = self._bit_generators[row].random_raw()
+                self._halves[row] = raw >> 32
+                value = raw & 0xFFFFFFFF
+            else:
+                self._halves[row] = None
+                value = half
+            product = value * n
+            if product & 0xFFFFFFFF >= threshold:
+                return product >> 32
+
     def bounded(self, rows: np.ndarray, n: int) -> np.ndarray:
         """Draw an integer in ``[0, n)`` from each stream in ``rows``, as ``integers(0, n)``.
 
         Lemire's multiply-and-shift on 32-bit draws, redrawing the (rare) biased ones.
         """
         if not self.use_arrays:
-            objects = self._objects
-            return np.array([objects[row].integers(0, n) for row in rows], dtype=np.int64)  # type: ignore[union-attr]
+            return np.array([self.bounded_one(row, n) for row in rows], dtype=np.int64)
         rows = np.asarray(rows)
         span = np.uint64(n)
         product = self._uint32(rows) * span
@@ -187,6 +212,11 @@ class TableStreams:
     def generators(self) -> tuple[np.random.Generator | None, ...]:
         """The streams as :class:`numpy.random.Generator` objects (snapshots for arrays)."""
         if not self.use_arrays:
+            for bit_generator, half in zip(self._bit_generators, self._halves, strict=True):
+                if bit_generator is not None:
+                    state = bit_generator.state
+                    state["has_uint32"], state["uinteger"] = int(half is not None), half or 0
+                    bit_generator.state = state
             return tuple(self._objects)
         states = join_state(self._high, self._low)
         increments = join_state(self._inc_high, self._inc_low)

@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from palaestra.envs.toy_text.blackjack import DEALER_STANDS_AT, BlackjackEnv, ha
 from palaestra.envs.toy_text.cliffwalking import CliffWalkingEnv
 from palaestra.envs.toy_text.frozen_lake import FrozenLakeEnv
 from palaestra.envs.toy_text.taxi import TaxiEnv
+from palaestra.envs.toy_text.utils import first_exceeding
 from palaestra.vector._arguments import split_reset_mask
 from palaestra.vector.native.base import NativeVectorEnv, Transition
 from palaestra.vector.vector_env import AutoresetMode
@@ -42,7 +44,8 @@ __all__ = [
     "ToyTextVectorEnv",
 ]
 
-_DECK = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)
+_DECK_LIST = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
+_DECK = np.array(_DECK_LIST, dtype=np.int64)
 
 
 class ToyTextVectorEnv(NativeVectorEnv):
@@ -59,7 +62,9 @@ class ToyTextVectorEnv(NativeVectorEnv):
     """
 
     state_dtype = np.int64
-    steps_draw_randomness = True
+    # A step draws only for the rows it really steps (see live_rows), so the base may step
+    # every row and reset the ended ones afterwards.
+    steps_draw_randomness = False
 
     def __init__(
         self,
@@ -79,7 +84,16 @@ class ToyTextVectorEnv(NativeVectorEnv):
         self.generators = TableStreams(self.num_envs)  # type: ignore[assignment]
         self._every_row = self.generators.rows()  # type: ignore[assignment]
         self._painter: Any = None
-        self._stepped_rows = np.zeros(0, dtype=np.int64)
+
+    def live_rows(self) -> np.ndarray | None:
+        """Return the rows a step really steps: all (``None``) but those autoreset instead.
+
+        Under NEXT_STEP autoreset, rows that ended on the previous step are reset by this
+        step instead; their results are discarded, so they must draw nothing.
+        """
+        if len(self._ended_rows):
+            return np.flatnonzero(~self._ended)
+        return None
 
     # Infos ---------------------------------------------------------------------------------
 
@@ -96,6 +110,12 @@ class ToyTextVectorEnv(NativeVectorEnv):
 
         ``parts`` pairs row indices with the infos of those rows (values batched over them).
         """
+        if len(parts) == 1 and len(parts[0][0]) == self.num_envs:
+            # Every row in one part (most steps): the batches are the part's own arrays.
+            batched: dict[str, Any] = {}
+            for key, values in parts[0][1].items():
+                batched[key], batched[f"_{key}"] = values, np.ones(self.num_envs, dtype=np.bool_)
+            return batched
         merged: dict[str, Any] = {}
         first = {
             key: value
@@ -113,6 +133,22 @@ class ToyTextVectorEnv(NativeVectorEnv):
                     merged[f"_{key}"] = np.zeros(self.num_envs, dtype=np.bool_)
                 merged[key][rows] = values
                 merged[f"_{key}"][rows] = True
+        return merged
+
+    def _overlay_infos(
+        self, stepped: dict[str, Any], reset: dict[str, Any], rows: np.ndarray, first_reset: bool
+    ) -> dict[str, Any]:
+        """Batch every row's step infos, with ``rows`` (being reset) holding reset infos.
+
+        As a sync vector env, each key's array has the type of sub-env 0's value: its reset
+        info's if ``first_reset``.
+        """
+        merged: dict[str, Any] = {}
+        for key, values in stepped.items():
+            replacement = reset[key]
+            batch = values.astype(replacement.dtype if first_reset else values.dtype)
+            batch[rows] = replacement
+            merged[key], merged[f"_{key}"] = batch, np.ones(self.num_envs, dtype=np.bool_)
         return merged
 
     # The vector API ------------------------------------------------------------------------
@@ -152,8 +188,9 @@ class ToyTextVectorEnv(NativeVectorEnv):
             RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
         """
         restarting = self._ended_rows.copy()
+        restarting_mask = self._ended.copy() if len(restarting) else None
         observations, rewards, terminations, truncations, infos = super().step(actions)
-        stepped = self._stepped_rows
+        stepped = self._every_row.indices
         if self.autoreset_mode is AutoresetMode.SAME_STEP and "final_obs" in infos:
             ended = np.flatnonzero(infos["_final_obs"])
             finals = np.stack([infos["final_obs"][row] for row in ended])
@@ -167,12 +204,13 @@ class ToyTextVectorEnv(NativeVectorEnv):
             ]
             parts.sort(key=lambda part: 0 if len(part[0]) and part[0][0] == 0 else 1)
             infos.update(self._merge_infos(parts))
-        elif len(restarting) and self.autoreset_mode is AutoresetMode.NEXT_STEP:
-            parts = [
-                (stepped, self.step_infos(stepped, observations[stepped])),
-                (restarting, self.reset_infos(restarting, observations[restarting])),
-            ]
-            infos = self._merge_infos(parts)
+        elif restarting_mask is not None and self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            infos = self._overlay_infos(
+                self.step_infos(stepped, observations),
+                self.reset_infos(restarting, observations[restarting]),
+                restarting,
+                bool(restarting_mask[0]),
+            )
         else:
             infos = self._merge_infos([(stepped, self.step_infos(stepped, observations[stepped]))])
         return self._public(observations), rewards, terminations, truncations, infos
@@ -214,14 +252,25 @@ class _TableVectorEnv(ToyTextVectorEnv):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.arrays = self.single_env.transition_arrays
+        self.arrays = a = self.single_env.transition_arrays
         self.initial_cumulative = self.single_env.initial_cumulative
-        self._single_outcome = self.arrays.cumulative.shape[2] == 1
+        num_states, self._num_actions, self._width = a.cumulative.shape
+        # Flat views: one ``take`` per lookup is cheaper than indexing with index tuples.
+        self._flat_cumulative = a.cumulative.reshape(num_states * self._num_actions, self._width)
+        self._flat = tuple(
+            table.ravel() for table in (a.probability, a.next_state, a.reward, a.terminated)
+        )
         self._probabilities = np.zeros(self.num_envs)
+        self._initial_list = self.initial_cumulative.tolist()
 
     def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> np.ndarray:  # type: ignore[override]
         """Draw each row's initial state from the initial distribution (one double each)."""
         cumulative = self.initial_cumulative
+        if not self.generators.use_arrays:  # type: ignore[attr-defined]
+            # One by one from each Generator (small batches), bisecting the same cumulative.
+            objects, bounds, last = self.generators._objects, self._initial_list, len(cumulative)  # type: ignore[attr-defined]
+            picks = [bisect_right(bounds, objects[row].random()) for row in rows.indices.tolist()]
+            return np.array([0 if pick == last else pick for pick in picks], dtype=np.int64)
         states = np.searchsorted(cumulative, rows.random(), side="right")
         # categorical_sample picks index 0 when no cumulative probability exceeds the draw.
         states[states == len(cumulative)] = 0
@@ -234,27 +283,57 @@ class _TableVectorEnv(ToyTextVectorEnv):
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: TableRows, fresh: np.ndarray
     ) -> Transition:  # type: ignore[override]
-        """Sample every row's outcome from the table with one double per row."""
-        draws = rows.random()
-        a = self.arrays
-        if self._single_outcome:
-            picked = np.zeros(len(states), dtype=np.int64)
+        """Sample every row's outcome from the table with one double per live row."""
+        live = self.live_rows()
+        if not self.generators.use_arrays:  # type: ignore[attr-defined]
+            return self._advance_one_by_one(states, actions, rows, live)
+        streams = self.generators
+        if live is None:
+            draws = streams.doubles(rows.indices)  # type: ignore[attr-defined]
         else:
-            picked = np.argmax(a.cumulative[states, actions] > draws[:, None], axis=1)
-        self._stepped_rows = rows.indices
-        self._probabilities = a.probability[states, actions, picked]
+            draws = np.zeros(len(states))
+            draws[live] = streams.doubles(rows.indices[live])  # type: ignore[attr-defined]
+        chosen = states * self._num_actions + actions
+        if self._width > 1:
+            cumulative = self._flat_cumulative.take(chosen, axis=0)
+            chosen = chosen * self._width + np.argmax(cumulative > draws[:, None], axis=1)
+        else:
+            chosen = chosen * self._width
+        probability, next_state, reward, terminated = self._flat
+        self._probabilities = probability.take(chosen)
+        return next_state.take(chosen), reward.take(chosen), terminated.take(chosen)
+
+    def _advance_one_by_one(
+        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, live: np.ndarray | None
+    ) -> Transition:
+        """Step row by row through the single env's own table ``P`` (small batches)."""
+        table, objects = self.single_env.P, self.generators._objects  # type: ignore[attr-defined]
+        skipped = () if live is None else set(range(len(states))) - set(live.tolist())
+        following, rewards, terminations, probabilities = [], [], [], []
+        for index, (state, action, row) in enumerate(
+            zip(states.tolist(), actions.tolist(), rows.indices.tolist(), strict=True)
+        ):
+            if index in skipped:
+                outcome: tuple[Any, ...] = (0.0, state, 0.0, False)
+            else:
+                outcomes = table[state][action]
+                outcome = outcomes[first_exceeding(outcomes, objects[row].random())]
+            probabilities.append(outcome[0])
+            following.append(outcome[1])
+            rewards.append(outcome[2])
+            terminations.append(outcome[3])
+        self._probabilities = np.array(probabilities, dtype=np.float64)
         return (
-            a.next_state[states, actions, picked],
-            a.reward[states, actions, picked],
-            a.terminated[states, actions, picked],
+            np.array(following, dtype=np.int64),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminations, dtype=np.bool_),
         )
 
     def step_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
         """``{"prob": the probability of each row's outcome}``."""
         if len(rows) == self.num_envs:
             return {"prob": self._probabilities}
-        where = np.searchsorted(self._stepped_rows, rows)
-        return {"prob": self._probabilities[where]}
+        return {"prob": self._probabilities[rows]}
 
     def reset_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
         """``{"prob": 1}`` per row, typed as the single env's."""
@@ -334,7 +413,13 @@ class TaxiVectorEnv(_TableVectorEnv):
             # states: ((row * 5 + col) * 5 + passenger) * 4 + destination
             riding = (states // 4) % 5 == 4
             moved = following // 20 != states // 20
-            changing = np.flatnonzero(self.fickle[indices] & riding & moved)
+            fickle = self.fickle[indices] & riding & moved
+            live = self.live_rows()
+            if live is not None:
+                alive = np.zeros(len(states), dtype=np.bool_)
+                alive[live] = True
+                fickle &= alive
+            changing = np.flatnonzero(fickle)
             if len(changing):
                 self.fickle[indices[changing]] = False
                 old = states[changing] % 4
@@ -393,6 +478,8 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
     def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> np.ndarray:  # type: ignore[override]
         """Deal the dealer's two cards, the player's two, and the face-up card's suit and rank."""
         indices = rows.indices
+        if not self.generators.use_arrays:  # type: ignore[attr-defined]
+            return self._deal_one_by_one(indices)
         dealt = [self._cards(indices) for _ in range(4)]
         states = np.zeros((count, 9), dtype=np.int64)
         states[:, _D_RAW] = dealt[0] + dealt[1]
@@ -408,6 +495,70 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
             states[tens, _RANK] = self.generators.bounded(indices[tens], 3)  # type: ignore[attr-defined]
         return states
 
+    def _deal_one_by_one(self, indices: np.ndarray) -> np.ndarray:
+        """Deal from each sub-env's Generator in turn (small batches: cheaper than arrays)."""
+        bounded = self.generators.bounded_one  # type: ignore[attr-defined]
+        hands = []
+        for row in indices.tolist():
+            d1, d2, p1, p2 = (_DECK_LIST[bounded(row, 13)] for _ in range(4))
+            suit = bounded(row, 4)
+            rank = bounded(row, 3) if d1 == 10 else 0
+            hands.append(
+                (p1 + p2, p1 == 1 or p2 == 1, 2, d1 + d2, d1 == 1 or d2 == 1, 2, d1, suit, rank)
+            )
+        return np.array(hands, dtype=np.int64).reshape(len(hands), 9)
+
+    def _play_one_by_one(
+        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, live: np.ndarray | None
+    ) -> Transition:
+        """Hit or stick table by table on Python ints, with the scalar rules."""
+        bounded = self.generators.bounded_one  # type: ignore[attr-defined]
+        hands = states.tolist()
+        rewards, terminations = [], []
+        actions_list = actions.tolist()
+        if live is not None:
+            # Tables about to be dealt again neither hit nor stick.
+            actions_list = [None] * len(hands)
+            for index in live.tolist():
+                actions_list[index] = int(actions[index])
+        for hand, action, row in zip(hands, actions_list, rows.indices.tolist(), strict=True):
+            if action is None:
+                rewards.append(0.0)
+                terminations.append(False)
+                continue
+            if action:
+                card = _DECK_LIST[bounded(row, 13)]
+                hand[_P_RAW] += card
+                hand[_P_ACE] |= card == 1
+                hand[_P_CARDS] += 1
+                bust = hand_total(hand[_P_RAW], bool(hand[_P_ACE]))[0] > 21
+                rewards.append(-1.0 if bust else 0.0)
+                terminations.append(bust)
+                continue
+            while hand_total(hand[_D_RAW], bool(hand[_D_ACE]))[0] < DEALER_STANDS_AT:
+                card = _DECK_LIST[bounded(row, 13)]
+                hand[_D_RAW] += card
+                hand[_D_ACE] |= card == 1
+                hand[_D_CARDS] += 1
+            player = hand_total(hand[_P_RAW], bool(hand[_P_ACE]))[0]
+            dealer = hand_total(hand[_D_RAW], bool(hand[_D_ACE]))[0]
+            rewards.append(
+                settle(
+                    0 if player > 21 else player,
+                    0 if dealer > 21 else dealer,
+                    hand[_P_CARDS] == 2 and hand[_P_ACE] == 1 and hand[_P_RAW] == 11,
+                    hand[_D_CARDS] == 2 and hand[_D_ACE] == 1 and hand[_D_RAW] == 11,
+                    self.natural,
+                    self.sab,
+                )
+            )
+            terminations.append(True)
+        return (
+            np.array(hands, dtype=np.int64).reshape(len(hands), 9),
+            np.array(rewards),
+            np.array(terminations, dtype=np.bool_),
+        )
+
     def observe(self, states: np.ndarray) -> np.ndarray:
         """Return ``(player total, dealer face, usable ace)`` rows."""
         total, usable = hand_total(states[:, _P_RAW], states[:, _P_ACE].astype(np.bool_))
@@ -416,11 +567,18 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: TableRows, fresh: np.ndarray
     ) -> Transition:  # type: ignore[override]
-        """Hit or stick at every table; sticking tables play out the dealer's hand."""
-        self._stepped_rows = rows.indices
+        """Hit or stick at every live table; sticking tables play out the dealer's hand."""
+        live = self.live_rows()
+        if not self.generators.use_arrays:  # type: ignore[attr-defined]
+            return self._play_one_by_one(states, actions, rows, live)
         states = states.copy()
         rewards = np.zeros(len(states))
         terminations = np.ones(len(states), dtype=np.bool_)
+        if live is not None:
+            # Tables about to be dealt again neither hit nor stick.
+            masked = np.full(len(states), -1, dtype=np.int64)
+            masked[live] = actions[live]
+            actions = masked
         hitting = np.flatnonzero(actions == 1)
         if len(hitting):
             card = self._cards(rows.indices[hitting])
