@@ -1,9 +1,9 @@
 """The natively batched MuJoCo environments: every sub-env stepped in C threads at once.
 
-:class:`MujocoVectorEnv` keeps all sub-environments' simulations in one
-:class:`mujoco.batch.Batch` (MuJoCo's own batched stepping: one C call advances every
-simulation ``frame_skip`` physics steps on a thread pool, with the GIL released, bit for
-bit as a loop of ``mj_step`` over one ``MjData`` each would). Observations, rewards and
+:class:`MujocoVectorEnv` advances all sub-environments' simulations together, in parallel
+C code with the GIL released (see :mod:`palaestra.envs.mujoco._simulations`: one ``MjData``
+per sub-env stepped on a thread pool, or MuJoCo's own :class:`mujoco.batch.Batch`), bit for
+bit as a loop of ``mj_step`` over one ``MjData`` each would. Observations, rewards and
 terminations are then computed for the whole batch in numpy by the single environment's own
 step hooks (:mod:`palaestra.envs.mujoco._task`), so that the results equal
 ``make_vec(id, n, vectorization_mode="sync")``'s exactly for the same seeds, in every
@@ -32,11 +32,10 @@ from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
-import mujoco
-import mujoco.batch
 import numpy as np
 
 from palaestra import error
+from palaestra.envs.mujoco._simulations import STEPPERS
 from palaestra.envs.mujoco._task import MujocoTaskEnv
 from palaestra.utils import seeding
 from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
@@ -76,11 +75,16 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         render_mode: ``None`` or ``"rgb_array"`` (``render`` returns one frame per sub-env).
         accelerator: accepted for the other native envs' interface; the physics runs in
             MuJoCo's C threads and the numpy bookkeeping is the same for every choice.
+        stepper: how the simulations advance: ``"threads"`` (each sub-env's ``MjData`` on a
+            pool of ``num_threads`` threads, MuJoCo releasing the GIL in every ``mj_step``)
+            or ``"batch"`` (one :class:`mujoco.batch.Batch` call steps them all on MuJoCo's
+            own thread pool). Both give the same numbers bit for bit; ``benchmarks/
+            mujoco_speed.py`` measures both.
         **env_kwargs: the single environment's arguments (``xml_file``, reward weights, ...).
 
     Raises:
         ValueError: for ``num_envs < 1``, ``num_threads < 1``, an unknown autoreset mode or
-            accelerator, or a render mode other than ``None`` and ``"rgb_array"``.
+            accelerator or stepper, or a render mode other than ``None`` and ``"rgb_array"``.
     """
 
     def __init__(
@@ -92,6 +96,7 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         num_threads: int | None = None,
         render_mode: str | None = None,
         accelerator: str | None = None,
+        stepper: str = "threads",
         **env_kwargs: Any,
     ):
         if accelerator not in (None, "auto", "numpy", "numba"):
@@ -132,15 +137,22 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
-        self.batch = mujoco.batch.Batch(
-            self.model, nsim=self.num_envs, nthread=min(threads, self.num_envs), persistent=True
+        if stepper not in STEPPERS:
+            raise ValueError(
+                f"Unknown stepper {stepper!r}; choose one of {sorted(STEPPERS)}: 'batch' steps "
+                "every simulation in one mujoco.batch call, 'threads' steps each sub-env's "
+                "MjData on a pool of Python threads (MuJoCo releases the GIL in mj_step)."
+            )
+        fields = {"qpos", "qvel", "ctrl", *self.single_env.read_fields}
+        self.stepper = stepper
+        self.simulations = STEPPERS[stepper](
+            self.model,
+            self.num_envs,
+            min(threads, self.num_envs),
+            tuple(sorted(fields)),
+            self.single_env.reads_contact_forces,
         )
-        fields = {"qpos", "qvel", "ctrl", *self.single_env.read_fields} - {"cfrc_ext"}
-        self.view = SimpleNamespace(**{name: self.batch.bind(name) for name in fields})
-        self._reads_contact_forces = self.single_env.reads_contact_forces
-        if self._reads_contact_forces:
-            self.view.cfrc_ext = np.zeros((self.num_envs, self.model.nbody, 6))
-            self._scratch = mujoco.MjData(self.model)
+        self.view = self.simulations.view
 
         self._generators: list[np.random.Generator | None] = [None] * self.num_envs
         self._seeds: list[int | None] = [None] * self.num_envs
@@ -224,13 +236,9 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             return observations, infos
         env, view = self.single_env, self.view
         states = [env._reset_state(self._generator(row)) for row in rows]
-        self.batch.reset(rows, stage=mujoco.mjtStage.mjSTAGE_NONE)
-        view.qpos[rows] = np.array([qpos for qpos, _ in states])
-        view.qvel[rows] = np.array([qvel for _, qvel in states])
-        self.batch.forward(rows)
-        if self._reads_contact_forces:
-            # mj_resetData clears them and mj_forward does not compute them.
-            view.cfrc_ext[rows] = 0.0
+        self.simulations.reset(
+            rows, np.array([qpos for qpos, _ in states]), np.array([qvel for _, qvel in states])
+        )
         rows_view = SimpleNamespace(**{name: value[rows] for name, value in vars(view).items()})
         observations[rows] = env._observe(rows_view)
         reset_info = env._reset_info(rows_view)
@@ -282,10 +290,8 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
         env, view = self.single_env, self.view
         before = env._progress(view)
-        view.ctrl[:] = actions
         if stepping is None or len(stepping):
-            self.batch.step(stepping, nstep=self.frame_skip)
-            self._contact_forces(range(self.num_envs) if stepping is None else stepping)
+            self.simulations.step(stepping, actions, self.frame_skip)
         observations = env._observe(view)
         reward, terminated, step_info = env._outcome(view, before, actions)
         rewards = np.array(reward, dtype=np.float64)
@@ -302,20 +308,6 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             infos = self._finish_same_step(observations, infos, ended_rows)
         self._observations = observations
         return observations.copy(), rewards, terminations, truncations, infos
-
-    def _contact_forces(self, rows: Any) -> None:
-        """Compute the stepped rows' ``cfrc_ext`` as ``mj_rnePostConstraint`` after the step.
-
-        The batch keeps one ``MjData`` per sub-env; each is copied into a scratch ``MjData``
-        whose post-step quantities MuJoCo then computes (a few microseconds a row).
-        """
-        if not self._reads_contact_forces:
-            return
-        scratch, cfrc = self._scratch, self.view.cfrc_ext
-        for row in rows:
-            self.batch.get_data(int(row), scratch)
-            mujoco.mj_rnePostConstraint(self.model, scratch)
-            cfrc[row] = scratch.cfrc_ext
 
     def _finish_same_step(
         self, observations: np.ndarray, infos: dict[str, Any], ended_rows: np.ndarray
@@ -347,12 +339,13 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             return None
         frames = []
         for row in range(self.num_envs):
-            self.batch.get_data(row, self.single_env.data)
+            self.simulations.copy_data(row, self.single_env.data)
             frames.append(self.single_env.render())
         return tuple(frames)
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Close the single environment's renderer."""
+        """Stop the stepping threads and close the single environment's renderer."""
+        self.simulations.close()
         self.single_env.close()
 
 

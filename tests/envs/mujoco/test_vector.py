@@ -123,3 +123,18 @@ class TestHalfCheetahContract(VectorEnvContract):
         return palaestra.make_vec(
             "HalfCheetah-v5", 3, vectorization_mode="sync", max_episode_steps=8
         )
+
+
+@pytest.mark.parametrize("env_id", ["Ant-v5", "Hopper-v5"])
+def test_both_steppers_give_the_same_rollout(env_id):
+    threads = palaestra.make_vec(env_id, 3, stepper="threads", max_episode_steps=LIMIT)
+    batch = palaestra.make_vec(env_id, 3, stepper="batch", max_episode_steps=LIMIT)
+    actions = list(random_actions(threads.action_space, 5, LIMIT + 4))
+    assert_same(rollout(threads, actions), rollout(batch, actions))
+
+
+def test_unknown_stepper_is_refused_naming_the_choices():
+    with pytest.raises(
+        ValueError, match=r"Unknown stepper 'gpu'; choose one of \['batch', 'threads'\]"
+    ):
+        palaestra.make_vec("Reacher-v5", 2, stepper="gpu")

@@ -1,0 +1,133 @@
+"""MuJoCo speed: the batched vector env against Gymnasium's sync/async and EnvPool; one env.
+
+Prints one JSON line per measurement, with ratios measured side by side in the same run
+(repeats interleaved round-robin, so machine load drifts hit every mode alike):
+
+* ``vector``: env-steps per second of ``make_vec(id, n)`` (palaestra's batched
+  ``MujocoVectorEnv``, ``native``: its default thread-pool stepper, ``native-batch``: one
+  ``mujoco.batch`` call) and of Gymnasium's ``SyncVectorEnv`` / ``AsyncVectorEnv`` and
+  EnvPool's synchronous pool (when ``envpool`` imports), with ``ratio_to_gym-sync`` and
+  ``ratio_to_gym-async``;
+* ``single``: seconds per ``step`` of ``palaestra.make(id)`` and ``gymnasium.make(id)``,
+  with ``ratio_to_gymnasium`` (below 1 is faster).
+
+Usage (from the repository root)::
+
+    python benchmarks/mujoco_speed.py [--ids HalfCheetah-v5,Ant-v5,Humanoid-v5]
+        [--num-envs 8,64] [--steps 100] [--repeats 5] [--single-steps 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _makers() -> dict[str, Any]:
+    import gymnasium
+
+    import palaestra
+
+    makers = {
+        "native": lambda env_id, n: palaestra.make_vec(env_id, n),
+        "native-batch": lambda env_id, n: palaestra.make_vec(env_id, n, stepper="batch"),
+        "gym-sync": lambda env_id, n: gymnasium.make_vec(env_id, n, vectorization_mode="sync"),
+        "gym-async": lambda env_id, n: gymnasium.make_vec(env_id, n, vectorization_mode="async"),
+    }
+    if importlib.util.find_spec("envpool") is not None:
+        from palaestra.cli.bench import EnvPoolSync
+
+        makers["envpool"] = EnvPoolSync
+    return makers
+
+
+def _vector_rates(env_id: str, num_envs: int, steps: int, repeats: int) -> dict[str, float]:
+    envs = {mode: make(env_id, num_envs) for mode, make in _makers().items()}
+    rng = np.random.default_rng(0)
+    space = envs["native"].action_space
+    actions = rng.uniform(space.low, space.high, (steps, *space.shape)).astype(np.float32)
+    for env in envs.values():
+        env.reset(seed=0)
+        for action in actions[: max(1, steps // 10)]:
+            env.step(action)
+    rates: dict[str, list[float]] = {mode: [] for mode in envs}
+    for _ in range(repeats):
+        for mode, env in envs.items():
+            started = time.perf_counter()
+            for action in actions:
+                env.step(action)
+            rates[mode].append(steps * num_envs / (time.perf_counter() - started))
+    for env in envs.values():
+        env.close()
+    return {mode: statistics.median(values) for mode, values in rates.items()}
+
+
+def _single_step_seconds(env_id: str, steps: int, repeats: int) -> dict[str, float]:
+    import gymnasium
+
+    import palaestra
+
+    envs = {"palaestra": palaestra.make(env_id), "gymnasium": gymnasium.make(env_id)}
+    rng = np.random.default_rng(0)
+    space = envs["palaestra"].action_space
+    actions = rng.uniform(space.low, space.high, (steps, *space.shape)).astype(np.float32)
+    seconds: dict[str, list[float]] = {name: [] for name in envs}
+    for env in envs.values():
+        env.reset(seed=0)
+    for _ in range(repeats):
+        for name, env in envs.items():
+            env.reset(seed=0)
+            started = time.perf_counter()
+            for action in actions:
+                if env.step(action)[2]:
+                    env.reset()
+            seconds[name].append((time.perf_counter() - started) / steps)
+    return {name: statistics.median(values) for name, values in seconds.items()}
+
+
+def main() -> int:
+    """Run the measurements and print JSON lines."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--ids", default="HalfCheetah-v5,Ant-v5,Humanoid-v5")
+    parser.add_argument("--num-envs", default="8,64")
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--single-steps", type=int, default=2000)
+    args = parser.parse_args()
+    conditions = {
+        "cpu_count": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)),
+        "load_average_1min": round(os.getloadavg()[0], 2),
+    }
+    print(json.dumps({"conditions": conditions}), flush=True)
+    for env_id in args.ids.split(","):
+        for num_envs in (int(n) for n in args.num_envs.split(",")):
+            rates = _vector_rates(env_id, num_envs, args.steps, args.repeats)
+            for mode, rate in rates.items():
+                line = {"kind": "vector", "env_id": env_id, "num_envs": num_envs, "mode": mode}
+                line["steps_per_s"] = round(rate)
+                for reference in ("gym-sync", "gym-async"):
+                    line[f"ratio_to_{reference}"] = round(rate / rates[reference], 3)
+                print(json.dumps(line), flush=True)
+        seconds = _single_step_seconds(env_id, args.single_steps, args.repeats)
+        for name, value in seconds.items():
+            line = {"kind": "single", "env_id": env_id, "library": name}
+            line["us_per_step"] = round(value * 1e6, 1)
+            line["ratio_to_gymnasium"] = round(value / seconds["gymnasium"], 3)
+            print(json.dumps(line), flush=True)
+    print(json.dumps({"conditions_after": {"load_average_1min": round(os.getloadavg()[0], 2)}}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,193 @@
+"""How a batched MuJoCo env advances its sub-environments' simulations.
+
+Both backends hold ``num_envs`` simulations of one model and expose the data fields the
+step hooks read as ``(num_envs, ...)`` arrays (:attr:`view`); both give, bit for bit, what a
+loop of ``mj_step`` (then ``mj_rnePostConstraint``) over one ``MjData`` per sub-env gives:
+
+* :class:`ThreadSimulations` keeps one ``MjData`` per sub-env and steps contiguous slices of
+  them on a pool of threads; MuJoCo's Python bindings release the GIL inside ``mj_step``,
+  so the slices run in parallel.
+* :class:`BatchSimulations` keeps them in one :class:`mujoco.batch.Batch`, which advances
+  every simulation in a single C call on MuJoCo's own thread pool.
+
+Example:
+    >>> import numpy as np
+    >>> from palaestra.envs.mujoco.models import build_model
+    >>> model = build_model("inverted_pendulum.xml")
+    >>> sims = ThreadSimulations(model, 3, 2, ("qpos", "qvel", "ctrl"), False)
+    >>> sims.reset(np.arange(3), np.zeros((3, 2)), np.zeros((3, 2)))
+    >>> sims.step(None, np.ones((3, 1), np.float32), 2)
+    >>> bool(np.all(sims.view.qvel[:, 0] > 0))
+    True
+    >>> sims.close()
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+from typing import Any
+
+import mujoco
+import numpy as np
+
+__all__ = ["STEPPERS", "BatchSimulations", "ThreadSimulations"]
+
+
+class ThreadSimulations:
+    """One ``MjData`` per sub-env, stepped in slices on ``num_threads`` threads.
+
+    Args:
+        model: the compiled model.
+        num_envs: the number of simulations.
+        num_threads: the threads stepping them (the caller's thread runs one slice).
+        fields: the ``MjData`` fields gathered into :attr:`view` after each call.
+        contact_forces: whether ``cfrc_ext`` is computed after each step.
+    """
+
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        num_envs: int,
+        num_threads: int,
+        fields: tuple[str, ...],
+        contact_forces: bool,
+    ):
+        self.model = model
+        self.datas = [mujoco.MjData(model) for _ in range(num_envs)]
+        self.fields = fields
+        self.contact_forces = contact_forces
+        self.view = SimpleNamespace(
+            **{
+                name: np.zeros((num_envs, *np.shape(getattr(self.datas[0], name))))
+                for name in fields
+            }
+        )
+        self._num_threads = max(1, min(num_threads, num_envs))
+        self._pool = (
+            ThreadPoolExecutor(self._num_threads - 1, thread_name_prefix="mujoco-step")
+            if self._num_threads > 1
+            else None
+        )
+
+    def _slices(self, rows: np.ndarray) -> list[np.ndarray]:
+        return [part for part in np.array_split(rows, self._num_threads) if len(part)]
+
+    def _run(self, rows: np.ndarray, work: Any) -> None:
+        parts = self._slices(rows)
+        if self._pool is None or len(parts) == 1:
+            work(parts[0])
+            return
+        futures = [self._pool.submit(work, part) for part in parts[1:]]
+        work(parts[0])
+        for future in futures:
+            future.result()
+
+    def _gather(self, rows: np.ndarray) -> None:
+        datas, view = self.datas, self.view
+        for name in self.fields:
+            target = getattr(view, name)
+            for row in rows:
+                target[row] = getattr(datas[row], name)
+
+    def step(self, rows: np.ndarray | None, ctrl: np.ndarray, nstep: int) -> None:
+        """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``)."""
+        rows = np.arange(len(self.datas)) if rows is None else rows
+        model, datas, post = self.model, self.datas, self.contact_forces
+
+        def work(part: np.ndarray) -> None:
+            for row in part:
+                data = datas[row]
+                data.ctrl[:] = ctrl[row]
+                mujoco.mj_step(model, data, nstep=nstep)
+                if post:
+                    mujoco.mj_rnePostConstraint(model, data)
+            self._gather(part)
+
+        self._run(rows, work)
+
+    def reset(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray) -> None:
+        """Reset ``rows`` (``mj_resetData``), set their state and run ``mj_forward``."""
+        for row, position, velocity in zip(rows, qpos, qvel):
+            data = self.datas[row]
+            mujoco.mj_resetData(self.model, data)
+            data.qpos[:] = position
+            data.qvel[:] = velocity
+            mujoco.mj_forward(self.model, data)
+        self._gather(rows)
+
+    def copy_data(self, row: int, data: mujoco.MjData) -> None:
+        """Copy sub-env ``row``'s whole ``MjData`` into ``data`` (to render it)."""
+        mujoco.mj_copyData(data, self.model, self.datas[row])
+
+    def close(self) -> None:
+        """Stop the threads."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+class BatchSimulations:
+    """The simulations of one persistent :class:`mujoco.batch.Batch`.
+
+    ``cfrc_ext`` is not a batch output: after a step, each stepped row's ``MjData`` is
+    copied into a scratch ``MjData`` whose ``mj_rnePostConstraint`` computes it.
+
+    Args:
+        model: the compiled model.
+        num_envs: the number of simulations.
+        num_threads: the batch's threads (the caller's included).
+        fields: the ``MjData`` fields bound into :attr:`view`.
+        contact_forces: whether ``cfrc_ext`` is computed after each step.
+    """
+
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        num_envs: int,
+        num_threads: int,
+        fields: tuple[str, ...],
+        contact_forces: bool,
+    ):
+        import mujoco.batch
+
+        self.model = model
+        self.batch = mujoco.batch.Batch(model, nsim=num_envs, nthread=num_threads, persistent=True)
+        self.view = SimpleNamespace(
+            **{name: self.batch.bind(name) for name in fields if name != "cfrc_ext"}
+        )
+        self.contact_forces = contact_forces
+        if contact_forces:
+            self.view.cfrc_ext = np.zeros((num_envs, model.nbody, 6))
+            self._scratch = mujoco.MjData(model)
+
+    def step(self, rows: np.ndarray | None, ctrl: np.ndarray, nstep: int) -> None:
+        """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``)."""
+        self.view.ctrl[:] = ctrl
+        self.batch.step(rows, nstep=nstep)
+        if self.contact_forces:
+            scratch, cfrc = self._scratch, self.view.cfrc_ext
+            for row in range(len(cfrc)) if rows is None else rows:
+                self.batch.get_data(int(row), scratch)
+                mujoco.mj_rnePostConstraint(self.model, scratch)
+                cfrc[row] = scratch.cfrc_ext
+
+    def reset(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray) -> None:
+        """Reset ``rows`` (``mj_resetData``), set their state and run ``mj_forward``."""
+        self.batch.reset(rows, stage=mujoco.mjtStage.mjSTAGE_NONE)
+        self.view.qpos[rows] = qpos
+        self.view.qvel[rows] = qvel
+        self.batch.forward(rows)
+        if self.contact_forces:
+            # mj_resetData clears them and mj_forward does not compute them.
+            self.view.cfrc_ext[rows] = 0.0
+
+    def copy_data(self, row: int, data: mujoco.MjData) -> None:
+        """Copy sub-env ``row``'s whole ``MjData`` into ``data`` (to render it)."""
+        self.batch.get_data(row, data)
+
+    def close(self) -> None:
+        """Nothing to release (the batch's threads end with it)."""
+
+
+STEPPERS = {"threads": ThreadSimulations, "batch": BatchSimulations}
