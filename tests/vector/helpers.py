@@ -1,11 +1,13 @@
 """Test environments and comparison helpers shared by the vector env tests.
 
 The test environments are written once against a "gym module" (``palaestra`` or
-``gymnasium``) so the same dynamics run on both sides of a differential test.
+``gymnasium``) so the same dynamics run on both sides of a differential test. Trajectories are
+compared with the suite's one comparator, :func:`palaestra.vector.contract.assert_same`.
 """
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import time
@@ -14,6 +16,11 @@ from typing import Any
 import numpy as np
 
 import palaestra
+from palaestra.vector import contract
+
+# The suite's one comparator; Gymnasium's sync and async vector envs order the SAME_STEP info
+# keys differently (final_obs or final_info first), so dict key order is not compared here.
+assert_same = functools.partial(contract.assert_same, key_order=False)
 
 
 class Odd:
@@ -100,31 +107,6 @@ def make_info_env_class(gym: Any) -> type:
 
 
 PalaestraInfoEnv = make_info_env_class(palaestra)
-
-
-def assert_same(ours: Any, theirs: Any, where: str = "") -> None:
-    """Assert two (nested) values are identical: types of containers, dtypes, shapes, values."""
-    if isinstance(theirs, dict):
-        assert isinstance(ours, dict), f"{where}: {type(ours)} is not a dict"
-        assert set(ours) == set(theirs), f"{where}: keys {sorted(ours)} != {sorted(theirs)}"
-        for key in theirs:
-            assert_same(ours[key], theirs[key], f"{where}[{key!r}]")
-    elif isinstance(theirs, tuple):
-        assert isinstance(ours, tuple) and len(ours) == len(theirs), f"{where}: {ours}"
-        for i, (a, b) in enumerate(zip(ours, theirs)):
-            assert_same(a, b, f"{where}[{i}]")
-    elif isinstance(theirs, np.ndarray):
-        assert isinstance(ours, np.ndarray), f"{where}: {type(ours)} is not an array"
-        assert ours.dtype == theirs.dtype, f"{where}: dtype {ours.dtype} != {theirs.dtype}"
-        assert ours.shape == theirs.shape, f"{where}: shape {ours.shape} != {theirs.shape}"
-        if theirs.dtype == object:
-            for i, (a, b) in enumerate(zip(ours, theirs)):
-                assert_same(a, b, f"{where}[{i}]")
-        else:
-            np.testing.assert_array_equal(ours, theirs, err_msg=where)
-    else:
-        assert type(ours) is type(theirs), f"{where}: {type(ours)} != {type(theirs)}"
-        assert ours == theirs, f"{where}: {ours!r} != {theirs!r}"
 
 
 def shared_memory_entries() -> set[str]:

@@ -1,7 +1,8 @@
 """Side-by-side comparison of palaestra and Gymnasium: rollouts, spaces, errors, small envs.
 
 Shared by the wrapper tests (single-env and vector). Everything here takes the two libraries
-as modules, so one helper serves both sides of a comparison.
+as modules, so one helper serves both sides of a comparison. Values are compared with the
+suite's one comparator, :func:`palaestra.vector.contract.assert_same`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import numpy as np
 import pytest
 
 import palaestra
+from palaestra.vector.contract import assert_same as assert_same  # the one comparator
+from palaestra.vector.contract import rollout as rollout
+from palaestra.vector.contract import sample_actions as sample_actions
 
 AUTORESET_MODES = ("NEXT_STEP", "SAME_STEP", "DISABLED")
 
@@ -22,38 +26,6 @@ AUTORESET_MODES = ("NEXT_STEP", "SAME_STEP", "DISABLED")
 def gymnasium_module() -> ModuleType:
     """Gymnasium, or skip the test when the reference oracle is not installed."""
     return pytest.importorskip("gymnasium", reason="Gymnasium is the reference oracle")
-
-
-def assert_same(ours: Any, theirs: Any, path: str = "value", ignore: Iterable[str] = ()) -> None:
-    """Assert two nested values are identical: same container types, keys, dtypes and bits."""
-    ignore = set(ignore)
-    if isinstance(theirs, dict):
-        assert isinstance(ours, dict), f"{path}: {type(ours)} is not a dict"
-        assert list(ours) == list(theirs), f"{path}: keys {list(ours)} != {list(theirs)}"
-        for key in theirs:
-            if key not in ignore:
-                assert_same(ours[key], theirs[key], f"{path}[{key!r}]", ignore)
-    elif isinstance(theirs, (tuple, list)):
-        assert type(ours).__name__ == type(theirs).__name__, f"{path}: {type(ours)}"
-        assert len(ours) == len(theirs), f"{path}: length {len(ours)} != {len(theirs)}"
-        for index, (mine, reference) in enumerate(zip(ours, theirs)):
-            assert_same(mine, reference, f"{path}[{index}]", ignore)
-    elif isinstance(theirs, np.ndarray):
-        assert isinstance(ours, np.ndarray), f"{path}: {type(ours)} is not an ndarray"
-        assert ours.dtype == theirs.dtype, f"{path}: dtype {ours.dtype} != {theirs.dtype}"
-        assert ours.shape == theirs.shape, f"{path}: shape {ours.shape} != {theirs.shape}"
-        if theirs.dtype == object:
-            for index in np.ndindex(theirs.shape):
-                assert_same(ours[index], theirs[index], f"{path}{list(index)}", ignore)
-        else:
-            assert np.array_equal(ours, theirs, equal_nan=theirs.dtype.kind in "fc"), (
-                f"{path}: {ours} != {theirs}"
-            )
-    else:
-        assert type(ours).__name__ == type(theirs).__name__, (
-            f"{path}: type {type(ours)} != {type(theirs)}"
-        )
-        assert ours == theirs or (ours != ours and theirs != theirs), f"{path}: {ours} != {theirs}"
 
 
 def assert_same_space(ours: Any, theirs: Any) -> None:
@@ -83,24 +55,6 @@ def assert_same_error(build_ours: Callable[[], Any], build_theirs: Callable[[], 
     assert type(mine.value).__name__ == type(reference.value).__name__, (
         f"ours raised {mine.value!r}, Gymnasium raised {reference.value!r}"
     )
-
-
-def sample_actions(space: Any, count: int, seed: int = 7) -> list[Any]:
-    """``count`` actions drawn from a seeded copy of a palaestra ``space``."""
-    space = copy.deepcopy(space)
-    space.seed(seed)
-    return [space.sample() for _ in range(count)]
-
-
-def rollout(env: Any, actions: Iterable[Any], seed: int = 42) -> list[Any]:
-    """Reset with ``seed``, apply ``actions``, resetting after each episode; return everything."""
-    trace: list[Any] = [env.reset(seed=seed)]
-    for action in actions:
-        step = env.step(copy.deepcopy(action))
-        trace.append(step)
-        if step[2] or step[3]:
-            trace.append(env.reset())
-    return trace
 
 
 def vector_rollout(
