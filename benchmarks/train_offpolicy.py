@@ -1,0 +1,214 @@
+"""Wall-clock time for DQN (CartPole-v1) and SAC (Pendulum-v1) to solve: palaestra vs SB3.
+
+Both trainers use the same hyper-parameters, rl-baselines3-zoo's tuned sets:
+
+- DQN on CartPole-v1: learning rate 2.3e-3, batch 64, buffer 100000, learning starts 1000,
+  gamma 0.99, target update every 10 steps, train every 256 steps with 128 gradient steps,
+  exploration fraction 0.16 to a final epsilon of 0.04, 256x256 ReLU Q-network, budget 50000.
+  (palaestra's DQN is a double DQN; Stable-Baselines3's is not.)
+- SAC on Pendulum-v1: learning rate 1e-3, the rest SB3's defaults (buffer 1e6, batch 256,
+  tau 0.005, gamma 0.99, one gradient step per env step, learning starts 100, automatic
+  entropy coefficient, 256x256 ReLU actor and twin critics), budget 20000.
+
+Every ``--eval-every`` env steps the training clock is paused and the policy is evaluated
+deterministically over 100 episodes by the same evaluator (palaestra's batched env); a run is
+solved when that mean reaches the threshold (475 for CartPole, -200 for Pendulum). The
+reported seconds are training time only. Both use one torch thread; seeds alternate between
+the trainers so machine load hits both alike.
+
+Usage:
+    python benchmarks/train_offpolicy.py --algo dqn [--seeds 5]
+    python benchmarks/train_offpolicy.py --algo sac [--seeds 5]
+
+Output: one JSON line per run (``"kind": "run"``), one per trainer (``"kind": "summary"``)
+and a ``"kind": "ratio"`` line (SB3's median seconds over palaestra's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import torch
+
+import palaestra
+from palaestra.train.evaluation import evaluate
+
+SETUPS = {
+    "dqn": {
+        "env_id": "CartPole-v1",
+        "threshold": 475.0,
+        "budget": 50_000,
+        "eval_every": 2048,
+        "hyper_parameters": {
+            "learning_rate": 2.3e-3,
+            "batch_size": 64,
+            "buffer_size": 100_000,
+            "learning_starts": 1000,
+            "gamma": 0.99,
+            "target_update_interval": 10,
+            "train_freq": 256,
+            "gradient_steps": 128,
+            "exploration_fraction": 0.16,
+            "exploration_final_eps": 0.04,
+        },
+        "net": [256, 256],
+    },
+    "sac": {
+        "env_id": "Pendulum-v1",
+        "threshold": -200.0,
+        "budget": 20_000,
+        "eval_every": 1000,
+        "hyper_parameters": {"learning_rate": 1e-3},
+        "net": [256, 256],
+    },
+}
+EVAL_EPISODES = 100
+
+
+class EvalClock:
+    """Training clock that excludes evaluation time, and the solve check."""
+
+    def __init__(self, env_id: str, eval_every: int, threshold: float):
+        self.eval_every, self.threshold = eval_every, threshold
+        self.next_eval = eval_every
+        self.train_seconds = 0.0
+        self.started = time.perf_counter()
+        self.solved_at: int | None = None
+        self.last_mean = float("nan")
+        self.envs = palaestra.make_vec(env_id, num_envs=EVAL_EPISODES)
+
+    def maybe_evaluate(self, policy, steps: int) -> bool:
+        """Return True when training should stop (solved)."""
+        if steps < self.next_eval:
+            return False
+        while self.next_eval <= steps:
+            self.next_eval += self.eval_every
+        self.train_seconds += time.perf_counter() - self.started
+        self.last_mean = float(evaluate(policy, self.envs, EVAL_EPISODES, seed=10_000).mean())
+        self.started = time.perf_counter()
+        if self.last_mean >= self.threshold:
+            self.solved_at = steps
+            return True
+        return False
+
+    def finish(self) -> float:
+        if self.solved_at is None:
+            self.train_seconds += time.perf_counter() - self.started
+        return self.train_seconds
+
+
+def run_palaestra(algo: str, seed: int) -> dict:
+    from palaestra.train.dqn import DQN
+    from palaestra.train.sac import SAC
+
+    setup = SETUPS[algo]
+    trainer = DQN if algo == "dqn" else SAC
+    agent = trainer(
+        "MlpPolicy",
+        setup["env_id"],
+        seed=seed,
+        hidden_sizes=tuple(setup["net"]),
+        log_interval=setup["eval_every"],
+        **setup["hyper_parameters"],
+    )
+    clock = EvalClock(setup["env_id"], setup["eval_every"], setup["threshold"])
+    clock.started = time.perf_counter()
+    agent.learn(
+        setup["budget"],
+        callback=lambda stats: not clock.maybe_evaluate(agent, stats["steps"]),
+        progress_bar=False,
+    )
+    return _result("palaestra", algo, seed, clock, agent.num_steps, clock.finish())
+
+
+class _SB3Policy:
+    def __init__(self, model):
+        self.model = model
+
+    def predict(self, observations, deterministic=True):
+        return self.model.predict(observations, deterministic=deterministic)[0]
+
+
+def run_sb3(algo: str, seed: int) -> dict:
+    import gymnasium
+    from stable_baselines3 import DQN as SB3DQN
+    from stable_baselines3 import SAC as SB3SAC
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    torch.set_num_threads(1)
+    setup = SETUPS[algo]
+    clock = EvalClock(setup["env_id"], setup["eval_every"], setup["threshold"])
+
+    class StopWhenSolved(BaseCallback):
+        def _on_step(self) -> bool:
+            return not clock.maybe_evaluate(_SB3Policy(self.model), self.num_timesteps)
+
+    trainer = SB3DQN if algo == "dqn" else SB3SAC
+    model = trainer(
+        "MlpPolicy",
+        gymnasium.make(setup["env_id"]),
+        seed=seed,
+        device="cpu",
+        verbose=0,
+        policy_kwargs={"net_arch": setup["net"]},
+        **setup["hyper_parameters"],
+    )
+    clock.started = time.perf_counter()
+    model.learn(setup["budget"], callback=StopWhenSolved())
+    seconds = clock.finish()
+    return _result("sb3", algo, seed, clock, model.num_timesteps, seconds)
+
+
+def _result(impl: str, algo: str, seed: int, clock: EvalClock, steps: int, seconds: float):
+    result = {
+        "kind": "run",
+        "impl": impl,
+        "algo": algo,
+        "seed": seed,
+        "solved": clock.solved_at is not None,
+        "steps": clock.solved_at if clock.solved_at is not None else steps,
+        "seconds": round(seconds, 3),
+        "eval_mean": round(clock.last_mean, 1),
+    }
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def summarize(impl: str, algo: str, results: list[dict]) -> dict:
+    summary = {
+        "kind": "summary",
+        "impl": impl,
+        "algo": algo,
+        "runs": len(results),
+        "solved": sum(r["solved"] for r in results),
+        "median_seconds": round(statistics.median(r["seconds"] for r in results), 3),
+        "median_steps": int(statistics.median(r["steps"] for r in results)),
+    }
+    print(json.dumps(summary), flush=True)
+    return summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--algo", choices=sorted(SETUPS), required=True)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--skip-sb3", action="store_true")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    ours, theirs = [], []
+    for seed in range(args.seeds):
+        ours.append(run_palaestra(args.algo, seed))
+        if not args.skip_sb3:
+            theirs.append(run_sb3(args.algo, seed))
+    mine = summarize("palaestra", args.algo, ours)
+    if theirs:
+        other = summarize("sb3", args.algo, theirs)
+        ratio = other["median_seconds"] / max(mine["median_seconds"], 1e-9)
+        print(json.dumps({"kind": "ratio", "algo": args.algo, "sb3_over_palaestra": ratio}))
+
+
+if __name__ == "__main__":
+    main()
