@@ -158,6 +158,7 @@ class AsyncVectorEnv(
             "AsyncVectorEnv runs one process per sub-environment; for many sub-environments "
             "use `make_vec(..., vectorization_mode='pool')` (a PoolVectorEnv runs many "
             "sub-environments per worker process) or fewer sub-environments.",
+            start_method=context,
         )
         self._describe_sub_envs()
 

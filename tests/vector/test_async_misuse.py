@@ -188,7 +188,13 @@ def test_the_file_descriptor_limit_is_checked_before_spawning():
 
 def test_the_available_memory_is_checked_before_spawning():
     with pytest.raises(ResourceLimitError, match=r"only 1.0 GiB are available"):
-        check_capacity(100, "AsyncVectorEnv(num_envs=100)", "", available_memory=2**30)
+        check_capacity(
+            100, "AsyncVectorEnv(num_envs=100)", "", "spawn", fd_limit=None, available_memory=2**30
+        )
+
+
+def test_forked_workers_are_counted_lighter_than_spawned_ones():
+    check_capacity(100, "AsyncVectorEnv(num_envs=100)", "", "fork", available_memory=2**30)
 
 
 class SpaceEnv(BrokenEnv):

@@ -271,6 +271,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             self.num_workers,
             f"PoolVectorEnv(num_workers={self.num_workers})",
             "Use fewer workers (`vector_kwargs={'num_workers': ...}`).",
+            start_method=context,
         )
         self._probe_spaces(env_fns, vector_env_fn, autoreset_mode_from(autoreset_mode))
         bounds = np.linspace(0, self.num_envs, self.num_workers + 1).round().astype(int)
@@ -546,7 +547,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         return sum(w.size for w in workers if self._is_done(w))
 
     def _collect(self, round_: _Round, command: int) -> None:
-        """Read the replies of the finished workers of ``round_``."""
+        """Read the replies of the finished workers of ``round_`` (to ``command``)."""
         status = self._block["status"].tolist()
         in_flight = self._in_flight
         for worker in round_.done:
@@ -562,7 +563,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                     round_.failures.append(_Failure(worker, "raised an exception", reply))
                 else:
                     round_.argument_errors.append((worker, reply))
-            elif command == Command.CALL:
+            elif len(reply) == 1:  # a call's result (the command may be one being drained)
                 round_.results[worker.index] = reply[0]
             else:
                 observations, info = reply
