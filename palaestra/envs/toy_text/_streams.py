@@ -109,6 +109,8 @@ class TableStreams:
         # 32-bit draw (kept here, and written back into the bit generator on request).
         self._bit_generators: list[Any] = [None] * num_envs
         self._halves: list[int | None] = [None] * num_envs
+        # Generator mode: each stream's bound ``random`` method, for one double at a time.
+        self.randoms: list[Any] = [None] * num_envs
         zeros = [np.zeros(num_envs, dtype=np.uint64) for _ in range(5)]
         self._high, self._low, self._inc_high, self._inc_low, self._half = zeros
         self._has_half = np.zeros(num_envs, dtype=np.bool_)
@@ -127,6 +129,7 @@ class TableStreams:
             if not self.use_arrays:
                 self._objects[index] = generator
                 self._bit_generators[index] = generator.bit_generator
+                self.randoms[index] = generator.random
                 self._halves[index] = None
                 continue
             state = generator.bit_generator.state

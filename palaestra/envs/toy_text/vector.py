@@ -31,7 +31,6 @@ from palaestra.envs.toy_text.blackjack import DEALER_STANDS_AT, BlackjackEnv, ha
 from palaestra.envs.toy_text.cliffwalking import CliffWalkingEnv
 from palaestra.envs.toy_text.frozen_lake import FrozenLakeEnv
 from palaestra.envs.toy_text.taxi import TaxiEnv
-from palaestra.envs.toy_text.utils import first_exceeding
 from palaestra.vector._arguments import split_reset_mask
 from palaestra.vector.native.base import NativeVectorEnv, Transition
 from palaestra.vector.vector_env import AutoresetMode
@@ -262,14 +261,20 @@ class _TableVectorEnv(ToyTextVectorEnv):
         )
         self._probabilities = np.zeros(self.num_envs)
         self._initial_list = self.initial_cumulative.tolist()
+        # Per state and action, the cumulative probabilities of its real outcomes.
+        self._cumulative_lists = [
+            [[bound for bound in outcomes if bound != -np.inf] for outcomes in actions]
+            for actions in a.cumulative.tolist()
+        ]
 
     def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> np.ndarray:  # type: ignore[override]
         """Draw each row's initial state from the initial distribution (one double each)."""
         cumulative = self.initial_cumulative
         if not self.generators.use_arrays:  # type: ignore[attr-defined]
             # One by one from each Generator (small batches), bisecting the same cumulative.
-            objects, bounds, last = self.generators._objects, self._initial_list, len(cumulative)  # type: ignore[attr-defined]
-            picks = [bisect_right(bounds, objects[row].random()) for row in rows.indices.tolist()]
+            randoms, bounds = self.generators.randoms, self._initial_list  # type: ignore[attr-defined]
+            last = len(cumulative)
+            picks = [bisect_right(bounds, randoms[row]()) for row in rows.indices.tolist()]
             return np.array([0 if pick == last else pick for pick in picks], dtype=np.int64)
         states = np.searchsorted(cumulative, rows.random(), side="right")
         # categorical_sample picks index 0 when no cumulative probability exceeds the draw.
@@ -306,22 +311,25 @@ class _TableVectorEnv(ToyTextVectorEnv):
     def _advance_one_by_one(
         self, states: np.ndarray, actions: np.ndarray, rows: TableRows, live: np.ndarray | None
     ) -> Transition:
-        """Step row by row through the single env's own table ``P`` (small batches)."""
-        table, objects = self.single_env.P, self.generators._objects  # type: ignore[attr-defined]
+        """Step row by row through the single env's own table ``P`` (small batches).
+
+        The outcome is the first whose cumulative probability exceeds the draw (bisected in
+        the cumulative sums :class:`TransitionArrays` holds), as ``categorical_sample`` picks.
+        """
+        table, bounds = self.single_env.P, self._cumulative_lists
+        randoms = self.generators.randoms  # type: ignore[attr-defined]
         skipped = () if live is None else set(range(len(states))) - set(live.tolist())
-        following, rewards, terminations, probabilities = [], [], [], []
+        picked = []
         for index, (state, action, row) in enumerate(
             zip(states.tolist(), actions.tolist(), rows.indices.tolist(), strict=True)
         ):
             if index in skipped:
-                outcome: tuple[Any, ...] = (0.0, state, 0.0, False)
-            else:
-                outcomes = table[state][action]
-                outcome = outcomes[first_exceeding(outcomes, objects[row].random())]
-            probabilities.append(outcome[0])
-            following.append(outcome[1])
-            rewards.append(outcome[2])
-            terminations.append(outcome[3])
+                picked.append((0.0, state, 0.0, False))
+                continue
+            cumulative = bounds[state][action]
+            choice = bisect_right(cumulative, randoms[row]())
+            picked.append(table[state][action][0 if choice == len(cumulative) else choice])
+        probabilities, following, rewards, terminations = zip(*picked, strict=True)
         self._probabilities = np.array(probabilities, dtype=np.float64)
         return (
             np.array(following, dtype=np.int64),
