@@ -483,6 +483,8 @@ class BipedalWalker(Env, EzPickle):
             warn_no_render_mode(self)
             return None
         pygame = import_pygame()
+        if self.hull is None:
+            return None  # nothing to draw before the first reset
         gfxdraw = pygame.gfxdraw
         if self.render_mode == "human" and self._window is None:
             self._window = Window((VIEWPORT_W, VIEWPORT_H), FPS, "BipedalWalker")

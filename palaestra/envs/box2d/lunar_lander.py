@@ -439,6 +439,8 @@ class LunarLander(Env, EzPickle):
             warn_no_render_mode(self)
             return None
         pygame = import_pygame()
+        if self.lander is None:
+            return None  # nothing to draw before the first reset
         gfxdraw = pygame.gfxdraw
         if self.render_mode == "human" and self._window is None:
             self._window = Window((VIEWPORT_W, VIEWPORT_H), FPS, "LunarLander")

@@ -117,10 +117,11 @@ def test_render_without_a_mode_warns_and_returns_none(env_id):
         assert env.unwrapped.render() is None
 
 
-def test_car_racing_renders_nothing_before_reset():
-    from palaestra.envs.box2d import CarRacing
+@pytest.mark.parametrize("env_class", ["LunarLander", "BipedalWalker", "CarRacing"])
+def test_render_before_reset_returns_none(env_class):
+    import palaestra.envs.box2d as box2d
 
-    assert CarRacing(render_mode="rgb_array").render() is None
+    assert getattr(box2d, env_class)(render_mode="rgb_array").render() is None
 
 
 def test_car_racing_renders_again_after_close():
