@@ -660,34 +660,17 @@ class VectorEnvContract:
             return
         _run_check(name, self.make_env, reference, self.steps)
 
-    def test_spaces(self) -> None:
-        """The contract's ``spaces`` check."""
-        self._run("spaces")
 
-    def test_seeding(self) -> None:
-        """The contract's ``seeding`` check."""
-        self._run("seeding")
+def _contract_test(name: str) -> Callable[[VectorEnvContract], None]:
+    """Build the mixin's test method that runs check ``name``."""
 
-    def test_autoreset(self) -> None:
-        """The contract's ``autoreset`` check."""
-        self._run("autoreset")
+    def test(self: VectorEnvContract) -> None:
+        self._run(name)
 
-    def test_reset_mask(self) -> None:
-        """The contract's ``reset_mask`` check."""
-        self._run("reset_mask")
+    test.__name__ = test.__qualname__ = f"test_{name}"
+    test.__doc__ = f"The contract's ``{name}`` check."
+    return test
 
-    def test_attributes(self) -> None:
-        """The contract's ``attributes`` check."""
-        self._run("attributes")
 
-    def test_bad_input(self) -> None:
-        """The contract's ``bad_input`` check."""
-        self._run("bad_input")
-
-    def test_close(self) -> None:
-        """The contract's ``close`` check."""
-        self._run("close")
-
-    def test_reference(self) -> None:
-        """The contract's ``reference`` check (nothing to compare without a reference)."""
-        self._run("reference")
+for _name in CHECKS:
+    setattr(VectorEnvContract, f"test_{_name}", _contract_test(_name))
