@@ -137,8 +137,9 @@ def test_car_racing_renders_again_after_close():
 )
 @pytest.mark.parametrize("env_id", ["LunarLander-v3", "BipedalWalker-v3", "CarRacing-v3"])
 def test_record_video_films_an_episode(tmp_path, env_id):
+    folder = tmp_path / "videos"
     env = RecordVideo(
-        palaestra.make(env_id, render_mode="rgb_array", max_episode_steps=12), str(tmp_path)
+        palaestra.make(env_id, render_mode="rgb_array", max_episode_steps=12), str(folder)
     )
     env.reset(seed=0)
     done = False
@@ -146,8 +147,8 @@ def test_record_video_films_an_episode(tmp_path, env_id):
         _, _, terminated, truncated, _ = env.step(env.action_space.sample())
         done = terminated or truncated
     env.close()
-    assert os.listdir(tmp_path) == ["rl-video-episode-0.mp4"]
-    assert (tmp_path / "rl-video-episode-0.mp4").stat().st_size > 1000
+    assert os.listdir(folder) == ["rl-video-episode-0.mp4"]
+    assert (folder / "rl-video-episode-0.mp4").stat().st_size > 1000
 
 
 @pytest.mark.parametrize("env_id", ["LunarLander-v3", "BipedalWalker-v3", "CarRacing-v3"])
