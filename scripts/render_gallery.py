@@ -70,6 +70,20 @@ BOX2D_SCENES: dict[str, tuple[int, int, Callable[..., Any]]] = {
     "CarRacing-v3": (0, 70, lambda observation: np.array([0.0, 0.5, 0.0], dtype=np.float32)),
 }
 SCENES.update(BOX2D_SCENES)
+
+
+def _diagonal_walk(observation: int) -> int:
+    row, col = divmod(int(observation), 8)
+    return 2 if col <= row else 1
+
+
+TOY_TEXT_SCENES: dict[str, tuple[int, int, Callable[..., Any]]] = {
+    "FrozenLake8x8-v1": (2, 12, _diagonal_walk),
+    "Taxi-v4": (1, 3, lambda observation: 1),
+    "CliffWalking-v1": (0, 5, lambda observation: 0 if observation >= 36 else 1),
+    "Blackjack-v1": (31, 0, lambda observation: 0),
+}
+SCENES.update(TOY_TEXT_SCENES)
 # Scenes whose policy keeps state: their entry is a factory, called afresh for every scene.
 POLICY_FACTORIES = {"BipedalWalker-v3"}
 
@@ -116,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     for env_id in SCENES:
         frame = render_scene(env_id)
         targets = [args.out / f"{env_id}.png"]
-        if args.reference and env_id not in BOX2D_SCENES:
+        if args.reference and env_id not in BOX2D_SCENES and env_id not in TOY_TEXT_SCENES:
             targets.append(REFERENCES / f"{env_id}.png")
         for target in targets:
             save_png(frame, target)
