@@ -20,6 +20,7 @@ from palaestra.utils.ezpickle import EzPickle
 
 __all__ = [
     "DEFAULT_SIZE",
+    "col",
     "MujocoTaskEnv",
     "flat_tail",
     "norm",
@@ -29,6 +30,18 @@ __all__ = [
 ]
 
 RENDER_MODES = ["human", "rgb_array", "depth_array", "rgbd_tuple"]
+
+
+def col(values: NDArray[Any], index: int) -> Any:
+    """Return ``values[..., index]``: a numpy scalar for one env's 1-D field, else a column.
+
+    Numpy scalars compute faster than the 0-d arrays ``[..., index]`` gives a 1-D array.
+
+    Example:
+        >>> col(np.array([1.0, 2.0]), 1), col(np.array([[1.0, 2.0]]), 1).tolist()
+        (np.float64(2.0), [2.0])
+    """
+    return values[index] if values.ndim == 1 else values[..., index]
 
 
 def norm(vectors: NDArray[np.float64]) -> Any:
@@ -66,6 +79,8 @@ def square_sum(values: NDArray[Any], axes: int = 1) -> Any:
         >>> float(square_sum(np.array([1.0, 2.0])))
         5.0
     """
+    if values.ndim == axes:
+        return np.sum(np.square(values))
     return np.sum(np.square(values), axis=tuple(range(-axes, 0)))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, square_sum
+from palaestra.envs.mujoco._task import MujocoTaskEnv, col, square_sum
 from palaestra.spaces import Box
 
 __all__ = ["PlanarWalkerEnv"]
@@ -86,7 +86,7 @@ class PlanarWalkerEnv(MujocoTaskEnv):
         return bool(self._is_healthy(self.data))
 
     def _is_healthy(self, data: Any) -> Any:
-        z, angle = data.qpos[..., 1], data.qpos[..., 2]
+        z, angle = col(data.qpos, 1), col(data.qpos, 2)
         min_z, max_z = self._healthy_z_range
         min_angle, max_angle = self._healthy_angle_range
         healthy = (min_z < z) & (z < max_z) & (min_angle < angle) & (angle < max_angle)
@@ -97,7 +97,7 @@ class PlanarWalkerEnv(MujocoTaskEnv):
         return healthy
 
     def _progress(self, data: Any) -> Any:
-        return data.qpos[..., 0].copy()
+        return col(data.qpos, 0).copy()
 
     def _observe(self, data: Any) -> np.ndarray:
         position = (
@@ -106,7 +106,7 @@ class PlanarWalkerEnv(MujocoTaskEnv):
         return np.concatenate((position, np.clip(data.qvel, -10, 10)), axis=-1)
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        x_position = data.qpos[..., 0]
+        x_position = col(data.qpos, 0)
         x_velocity = (x_position - before) / self.dt
         healthy = self._is_healthy(data)
         forward_reward = self._forward_reward_weight * x_velocity
@@ -130,6 +130,6 @@ class PlanarWalkerEnv(MujocoTaskEnv):
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {
-            "x_position": data.qpos[..., 0],
-            "z_distance_from_origin": data.qpos[..., 1] - self.init_qpos[1],
+            "x_position": col(data.qpos, 0),
+            "z_distance_from_origin": col(data.qpos, 1) - self.init_qpos[1],
         }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from palaestra.envs.mujoco._task import RENDER_MODES
+from palaestra.envs.mujoco._task import RENDER_MODES, col
 
 __all__ = ["PlanarWalkerV4"]
 
@@ -31,7 +31,7 @@ class PlanarWalkerV4:
         return (not self.is_healthy) if self._terminate_when_unhealthy else False
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        x_position = data.qpos[..., 0]
+        x_position = col(data.qpos, 0)
         x_velocity = (x_position - before) / self.dt
         healthy = self._is_healthy(data)
         ctrl_cost = self.control_cost(action)

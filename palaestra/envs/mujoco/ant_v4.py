@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco import ant_v5
-from palaestra.envs.mujoco._task import RENDER_MODES, flat_tail, norm
+from palaestra.envs.mujoco._task import RENDER_MODES, col, flat_tail, norm
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
@@ -120,7 +120,7 @@ class AntEnv(ant_v5.AntEnv):
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         after = data.xpos[..., self._main_body_id, :2]
         xy_velocity = (after - before) / self.dt
-        x_velocity, y_velocity = xy_velocity[..., 0], xy_velocity[..., 1]
+        x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
         healthy = self._is_healthy(data)
         forward_reward = x_velocity
         healthy_reward = (healthy | self._terminate_when_unhealthy) * 1.0 * self._healthy_reward
@@ -131,8 +131,8 @@ class AntEnv(ant_v5.AntEnv):
             "reward_forward": forward_reward,
             "reward_ctrl": -ctrl_cost,
             "reward_survive": healthy_reward,
-            "x_position": after[..., 0],
-            "y_position": after[..., 1],
+            "x_position": col(after, 0),
+            "y_position": col(after, 1),
             "distance_from_origin": norm(after),
             "x_velocity": x_velocity,
             "y_velocity": y_velocity,

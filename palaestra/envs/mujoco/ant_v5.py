@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, flat_tail, norm, square_sum
+from palaestra.envs.mujoco._task import MujocoTaskEnv, col, flat_tail, norm, square_sum
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
@@ -158,7 +158,7 @@ class AntEnv(MujocoTaskEnv):
 
     def _is_healthy(self, data: Any) -> Any:
         low, high = self._healthy_z_range
-        z = data.qpos[..., 2]
+        z = col(data.qpos, 2)
         finite = np.isfinite(data.qpos).all(axis=-1) & np.isfinite(data.qvel).all(axis=-1)
         return finite & (low <= z) & (z <= high)
 
@@ -176,7 +176,7 @@ class AntEnv(MujocoTaskEnv):
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         xy_velocity = (data.xpos[..., self._main_body_id, :2] - before) / self.dt
-        x_velocity, y_velocity = xy_velocity[..., 0], xy_velocity[..., 1]
+        x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
         healthy = self._is_healthy(data)
         forward_reward = x_velocity * self._forward_reward_weight
         healthy_reward = healthy * self._healthy_reward
@@ -204,7 +204,7 @@ class AntEnv(MujocoTaskEnv):
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {
-            "x_position": data.qpos[..., 0],
-            "y_position": data.qpos[..., 1],
+            "x_position": col(data.qpos, 0),
+            "y_position": col(data.qpos, 1),
             "distance_from_origin": norm(data.qpos[..., 0:2]),
         }

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, square_sum
+from palaestra.envs.mujoco._task import MujocoTaskEnv, col, square_sum
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
@@ -94,7 +94,7 @@ class HalfCheetahEnv(MujocoTaskEnv):
         return self._ctrl_cost_weight * square_sum(action)
 
     def _progress(self, data: Any) -> Any:
-        return data.qpos[..., 0].copy()
+        return col(data.qpos, 0).copy()
 
     def _observe(self, data: Any) -> np.ndarray:
         position = (
@@ -103,7 +103,7 @@ class HalfCheetahEnv(MujocoTaskEnv):
         return np.concatenate((position, data.qvel), axis=-1)
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        x_position = data.qpos[..., 0]
+        x_position = col(data.qpos, 0)
         x_velocity = (x_position - before) / self.dt
         forward_reward = self._forward_reward_weight * x_velocity
         ctrl_cost = self.control_cost(action)
@@ -113,7 +113,7 @@ class HalfCheetahEnv(MujocoTaskEnv):
             "reward_forward": forward_reward,
             "reward_ctrl": -ctrl_cost,
         }
-        return forward_reward - ctrl_cost, np.zeros_like(x_velocity, dtype=bool), info
+        return forward_reward - ctrl_cost, False, info
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         scale = self._reset_noise_scale
@@ -122,4 +122,4 @@ class HalfCheetahEnv(MujocoTaskEnv):
         return qpos, qvel
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
-        return {"x_position": data.qpos[..., 0]}
+        return {"x_position": col(data.qpos, 0)}

@@ -16,7 +16,7 @@ import numpy as np
 
 from palaestra.envs.mujoco import humanoid_v5
 from palaestra.envs.mujoco._humanoid import mass_center
-from palaestra.envs.mujoco._task import RENDER_MODES, flat_tail, norm, square_sum
+from palaestra.envs.mujoco._task import RENDER_MODES, col, flat_tail, norm, square_sum
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
@@ -123,7 +123,7 @@ class HumanoidEnv(humanoid_v5.HumanoidEnv):
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         after = mass_center(self.model, data)
         xy_velocity = (after - before) / self.dt
-        x_velocity, y_velocity = xy_velocity[..., 0], xy_velocity[..., 1]
+        x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
         healthy = self._is_healthy(data)
         ctrl_cost = self._ctrl_cost_weight * square_sum(data.ctrl)
         forward_reward = self._forward_reward_weight * x_velocity
@@ -133,8 +133,8 @@ class HumanoidEnv(humanoid_v5.HumanoidEnv):
             "reward_linvel": forward_reward,
             "reward_quadctrl": -ctrl_cost,
             "reward_alive": healthy_reward,
-            "x_position": after[..., 0],
-            "y_position": after[..., 1],
+            "x_position": col(after, 0),
+            "y_position": col(after, 1),
             "distance_from_origin": norm(after),
             "x_velocity": x_velocity,
             "y_velocity": y_velocity,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco._humanoid import HumanoidBaseEnv, mass_center
-from palaestra.envs.mujoco._task import norm, square_sum
+from palaestra.envs.mujoco._task import col, norm, square_sum
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["HumanoidEnv", "mass_center"]
@@ -147,7 +147,7 @@ class HumanoidEnv(HumanoidBaseEnv):
 
     def _is_healthy(self, data: Any) -> Any:
         low, high = self._healthy_z_range
-        z = data.qpos[..., 2]
+        z = col(data.qpos, 2)
         return (low < z) & (z < high)
 
     def _progress(self, data: Any) -> np.ndarray:
@@ -155,7 +155,7 @@ class HumanoidEnv(HumanoidBaseEnv):
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         xy_velocity = (mass_center(self.model, data) - before) / self.dt
-        x_velocity, y_velocity = xy_velocity[..., 0], xy_velocity[..., 1]
+        x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
         healthy = self._is_healthy(data)
         forward_reward = self._forward_reward_weight * x_velocity
         healthy_reward = healthy * self._healthy_reward
@@ -176,8 +176,8 @@ class HumanoidEnv(HumanoidBaseEnv):
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {
-            "x_position": data.qpos[..., 0],
-            "y_position": data.qpos[..., 1],
+            "x_position": col(data.qpos, 0),
+            "y_position": col(data.qpos, 1),
             **self._tendons(data),
             "distance_from_origin": norm(data.qpos[..., 0:2]),
         }

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco import humanoidstandup_v5
-from palaestra.envs.mujoco._task import RENDER_MODES, square_sum
+from palaestra.envs.mujoco._task import RENDER_MODES, col, square_sum
 from palaestra.envs.mujoco.humanoid_v4 import observe_v4
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
@@ -44,7 +44,7 @@ class HumanoidStandupEnv(humanoidstandup_v5.HumanoidStandupEnv):
         return observe_v4(data, True)
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        uph_cost = (data.qpos[..., 2] - 0) / self.model.opt.timestep
+        uph_cost = (col(data.qpos, 2) - 0) / self.model.opt.timestep
         quad_ctrl_cost = 0.1 * square_sum(data.ctrl)
         quad_impact_cost = 5e-07 * square_sum(data.cfrc_ext, axes=2)
         # min(cost, 10): the int 10 itself once the cost exceeds it, as Gymnasium's.
@@ -58,7 +58,7 @@ class HumanoidStandupEnv(humanoidstandup_v5.HumanoidStandupEnv):
             "reward_quadctrl": -quad_ctrl_cost,
             "reward_impact": -quad_impact_cost,
         }
-        return reward, np.zeros_like(uph_cost, dtype=bool), info
+        return reward, False, info
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {}

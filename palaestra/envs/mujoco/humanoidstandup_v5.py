@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco._humanoid import HumanoidBaseEnv
-from palaestra.envs.mujoco._task import square_sum
+from palaestra.envs.mujoco._task import col, square_sum
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["HumanoidStandupEnv"]
@@ -110,7 +110,7 @@ class HumanoidStandupEnv(HumanoidBaseEnv):
         self._finish_observation()
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        uph_cost = (data.qpos[..., 2] - 0) / self.model.opt.timestep
+        uph_cost = (col(data.qpos, 2) - 0) / self.model.opt.timestep
         quad_ctrl_cost = self._ctrl_cost_weight * square_sum(data.ctrl)
         quad_impact_cost = self._impact_cost_weight * square_sum(data.cfrc_ext, axes=2)
         low, high = self._impact_cost_range
@@ -122,12 +122,12 @@ class HumanoidStandupEnv(HumanoidBaseEnv):
             "reward_quadctrl": -quad_ctrl_cost,
             "reward_impact": -quad_impact_cost,
         }
-        return reward, np.zeros_like(uph_cost, dtype=bool), info
+        return reward, False, info
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {
-            "x_position": data.qpos[..., 0],
-            "y_position": data.qpos[..., 1],
-            "z_distance_from_origin": data.qpos[..., 2] - self.init_qpos[2],
+            "x_position": col(data.qpos, 0),
+            "y_position": col(data.qpos, 1),
+            "z_distance_from_origin": col(data.qpos, 2) - self.init_qpos[2],
             **self._tendons(data),
         }

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, pow_square
+from palaestra.envs.mujoco._task import MujocoTaskEnv, col, pow_square
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
@@ -84,7 +84,7 @@ class InvertedDoublePendulumEnv(MujocoTaskEnv):
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         x, y = data.site_xpos[..., 0, 0], data.site_xpos[..., 0, 2]
         terminated = y <= 1
-        v1, v2 = data.qvel[..., 1], data.qvel[..., 2]
+        v1, v2 = col(data.qvel, 1), col(data.qvel, 2)
         # Squared as Gymnasium squares numpy scalars.
         dist_penalty = 0.01 * pow_square(x) + pow_square(y - 2)
         vel_penalty = 1e-3 * pow_square(v1) + 5e-3 * pow_square(v2)

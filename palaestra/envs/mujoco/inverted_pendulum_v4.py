@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco import inverted_pendulum_v5
-from palaestra.envs.mujoco._task import RENDER_MODES, MujocoTaskEnv
+from palaestra.envs.mujoco._task import RENDER_MODES
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["InvertedPendulumEnv"]
@@ -34,15 +34,7 @@ class InvertedPendulumEnv(inverted_pendulum_v5.InvertedPendulumEnv):
         EzPickle.__init__(self, **kwargs)
         del self.observation_structure
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """Push the cart; the reward is 1.0 on every step.
-
-        Raises:
-            ValueError: if the action does not have shape ``(1,)``.
-        """
-        observation, reward, terminated, truncated, info = MujocoTaskEnv.step(self, action)
-        return observation, float(reward), terminated, truncated, info
-
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         _, terminated, _ = super()._outcome(data, before, action)
-        return np.ones_like(terminated, dtype=np.float64) * 1.0, terminated, {}
+        reward = 1.0 if isinstance(terminated, bool) else np.ones(len(terminated))
+        return reward, terminated, {}

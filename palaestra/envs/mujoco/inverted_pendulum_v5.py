@@ -26,6 +26,8 @@ DEFAULT_CAMERA_CONFIG = {"trackbodyid": 0, "distance": 2.04}
 class InvertedPendulumEnv(MujocoTaskEnv):
     """The InvertedPendulum, version 5 (Gymnasium's arguments and defaults).
 
+    The reward is the int 1 while the pole stays up, 0 on the step it falls.
+
     Args:
         xml_file: the model (a built-in name or a path to an MJCF file).
         frame_skip: physics steps per step (0.02 s each).
@@ -60,24 +62,19 @@ class InvertedPendulumEnv(MujocoTaskEnv):
         self._finish_init()
         self.observation_structure = {"qpos": self.data.qpos.size, "qvel": self.data.qvel.size}
 
-    def step(self, action: Any) -> tuple[Any, int, bool, bool, dict[str, Any]]:
-        """Push the cart; the reward is the int 1 while the pole stays up (0 when it falls).
-
-        Raises:
-            ValueError: if the action does not have shape ``(1,)``.
-        """
-        observation, reward, terminated, truncated, info = super().step(action)
-        reward = int(reward)
-        info["reward_survive"] = reward
-        return observation, reward, terminated, truncated, info
-
     def _observe(self, data: Any) -> np.ndarray:
         return np.concatenate([data.qpos, data.qvel], axis=-1)
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         observation = self._observe(data)
-        terminated = ~np.isfinite(observation).all(axis=-1) | (np.abs(observation[..., 1]) > 0.2)
-        reward = (~terminated).astype(np.int64)
+        if observation.ndim == 1:
+            # One env: Python flags and an int reward, as Gymnasium's step returns them.
+            terminated = bool(not np.isfinite(observation).all() or np.abs(observation[1]) > 0.2)
+            reward: Any = int(not terminated)
+        else:
+            finite = np.isfinite(observation).all(axis=-1)
+            terminated = ~finite | (np.abs(observation[:, 1]) > 0.2)
+            reward = (~terminated).astype(np.int64)
         return reward, terminated, {"reward_survive": reward}
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -87,7 +87,7 @@ class PusherEnv(MujocoTaskEnv):
         reward_ctrl = -square_sum(action) * self._reward_control_weight
         reward = reward_dist + reward_ctrl + reward_near
         info = {"reward_dist": reward_dist, "reward_ctrl": reward_ctrl, "reward_near": reward_near}
-        return reward, np.zeros_like(reward_dist, dtype=bool), info
+        return reward, False, info
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         # As Gymnasium's, the initial positions are written into init_qpos itself.

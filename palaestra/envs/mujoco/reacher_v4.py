@@ -55,4 +55,4 @@ class ReacherEnv(reacher_v5.ReacherEnv):
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         reward_ctrl = -square_sum(action)
         info = {"reward_dist": before, "reward_ctrl": reward_ctrl}
-        return before + reward_ctrl, np.zeros_like(reward_ctrl, dtype=bool), info
+        return before + reward_ctrl, False, info

@@ -92,7 +92,7 @@ class ReacherEnv(MujocoTaskEnv):
         reward_dist = -norm(self._to_target(data)) * self._reward_dist_weight
         reward_ctrl = -square_sum(action) * self._reward_control_weight
         info = {"reward_dist": reward_dist, "reward_ctrl": reward_ctrl}
-        return reward_dist + reward_ctrl, np.zeros_like(reward_dist, dtype=bool), info
+        return reward_dist + reward_ctrl, False, info
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         qpos = np_random.uniform(low=-0.1, high=0.1, size=self.model.nq) + self.init_qpos

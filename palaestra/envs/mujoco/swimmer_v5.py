@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, norm, square_sum
+from palaestra.envs.mujoco._task import MujocoTaskEnv, col, norm, square_sum
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
@@ -100,7 +100,7 @@ class SwimmerEnv(MujocoTaskEnv):
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         after = data.qpos[..., 0:2]
         xy_velocity = (after - before) / self.dt
-        x_velocity, y_velocity = xy_velocity[..., 0], xy_velocity[..., 1]
+        x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
         forward_reward = self._forward_reward_weight * x_velocity
         ctrl_cost = self.control_cost(action)
         info = {
@@ -110,7 +110,7 @@ class SwimmerEnv(MujocoTaskEnv):
             "reward_forward": forward_reward,
             "reward_ctrl": -ctrl_cost,
         }
-        return forward_reward - ctrl_cost, np.zeros_like(x_velocity, dtype=bool), info
+        return forward_reward - ctrl_cost, False, info
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         scale = self._reset_noise_scale
@@ -120,7 +120,7 @@ class SwimmerEnv(MujocoTaskEnv):
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {
-            "x_position": data.qpos[..., 0],
-            "y_position": data.qpos[..., 1],
+            "x_position": col(data.qpos, 0),
+            "y_position": col(data.qpos, 1),
             "distance_from_origin": norm(data.qpos[..., 0:2]),
         }

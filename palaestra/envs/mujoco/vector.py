@@ -295,7 +295,8 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         observations = env._observe(view)
         reward, terminated, step_info = env._outcome(view, before, actions)
         rewards = np.array(reward, dtype=np.float64)
-        terminations = np.array(terminated, dtype=np.bool_)
+        terminations = np.zeros(self.num_envs, dtype=np.bool_)
+        terminations[:] = terminated  # a batch of flags, or False for tasks that never end
         infos = _batched(step_info, self.num_envs)
         truncations, ended, ended_rows = close_step(
             rewards, terminations, self.elapsed_steps, restarting, self._limit
