@@ -95,3 +95,27 @@ def test_canvas_text_draws_exactly_the_glyph_pixels():
     canvas.text("1", (0, 0), 1, (255, 255, 255))
     lit = canvas.finish()[:, :, 0] == 255
     assert lit.tolist() == [[bit == "#" for bit in row] for row in GLYPHS["1"]]
+
+
+GALLERY = ["FrozenLake8x8-v1", "Taxi-v4", "CliffWalking-v1", "Blackjack-v1"]
+REPO = __import__("pathlib").Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def gallery():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "render_gallery", REPO / "scripts" / "render_gallery.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("env_id", GALLERY)
+def test_readme_shows_the_gallery_picture_of_each_toy_text_env(env_id, gallery):
+    readme = (REPO / "README.md").read_text()
+    assert f"![{env_id}](docs/images/{env_id}.png)" in readme
+    picture = gallery.load_png(REPO / "docs" / "images" / f"{env_id}.png")
+    assert np.array_equal(picture, gallery.render_scene(env_id))
