@@ -10,15 +10,17 @@ Example:
 """
 
 # One module per family keeps each family's ids beside each other and out of the others' way.
+# The import order is the registry's order (which pprint_registry follows): Gymnasium's.
+# isort: off
+from palaestra.envs import _classic_control_ids  # noqa: F401
+from palaestra.envs import _functional_ids  # noqa: F401
+from palaestra.envs import _box2d_ids  # noqa: F401
+from palaestra.envs import _toy_text_ids  # noqa: F401
+from palaestra.envs import _stub_ids  # noqa: F401
+from palaestra.envs import _mujoco_ids  # noqa: F401
+
+# isort: on
 from palaestra._lazy import submodule_getattr
-from palaestra.envs import (  # noqa: F401
-    _box2d_ids,
-    _classic_control_ids,
-    _functional_ids,
-    _mujoco_ids,
-    _stub_ids,
-    _toy_text_ids,
-)
 from palaestra.envs.registration import make, make_vec, pprint_registry, register, registry, spec
 
 __all__ = ["make", "make_vec", "pprint_registry", "register", "registry", "spec"]
