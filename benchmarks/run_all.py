@@ -151,6 +151,16 @@ SUITE += [
         "gym-async",
     ),
 ]
+# Toy text: the natively batched envs (make_vec's default) against Gymnasium's sync.
+TOY_TEXT = ["FrozenLake-v1", "Taxi-v4", "CliffWalking-v1", "Blackjack-v1"]
+SUITE += [
+    Section(
+        f"{env_id}: native batched vs Gymnasium's SyncVectorEnv",
+        [env_id, "--modes", "native,gym-sync", "--num-envs", "8,1024", "--steps", "200"],
+        "gym-sync",
+    )
+    for env_id in TOY_TEXT
+]
 # Single-env step time beside Gymnasium (benchmarks/single_env_step.py): (title, arguments).
 SINGLE_ENV = [
     (
