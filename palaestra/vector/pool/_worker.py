@@ -48,10 +48,6 @@ class Status:
     HAS_REPLY = 1
     ERROR = 2
 
-
-# Kept for code that knew the old name of HAS_REPLY.
-Status.HAS_INFO = Status.HAS_REPLY  # type: ignore[attr-defined]
-
 # How often a waiting worker checks that its parent is still alive (seconds).
 _PARENT_CHECK_INTERVAL = 1.0
 
