@@ -54,6 +54,47 @@ def test_numba_pendulum_matches_the_numpy_path(num_envs, kwargs):
     assert_same_trajectory(*trajectories)
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"goal_velocity": 0.01}], ids=["default", "goal"])
+@pytest.mark.parametrize("env_id", ["MountainCar-v0", "MountainCarContinuous-v0"])
+@pytest.mark.parametrize("num_envs", [8, 600])
+def test_numba_mountain_cars_match_the_numpy_path(env_id, num_envs, kwargs):
+    actions = random_actions(env_id, num_envs, 250)
+    trajectories = [
+        record(
+            gym.make_vec(env_id, num_envs, max_episode_steps=60, accelerator=name, **kwargs),
+            actions,
+        )
+        for name in ("numpy", "numba")
+    ]
+    assert_same_trajectory(*trajectories)
+
+
+def test_numba_continuous_mountain_car_rounds_like_the_single_env_at_the_walls():
+    """Throttles at and beyond the limits, cars at the left wall and at the goal."""
+    from palaestra.envs.classic_control.dynamics.mountain_car import (
+        ContinuousMountainCarParams,
+        continuous_mountain_car_step,
+    )
+    from palaestra.envs.classic_control.vector._compiled import compile_continuous_mountain_car
+
+    params = ContinuousMountainCarParams()
+    rng = np.random.default_rng(0)
+    count = 4000
+    states = np.column_stack(
+        [rng.uniform(-1.25, 0.65, count), rng.uniform(-0.08, 0.08, count)]
+    ).astype(np.float32)
+    states[::7, 0] = np.float32(params.min_position)
+    actions = rng.choice([-3.0, -1.0, -0.3, 0.0, 0.7, 1.0, 2.5], size=(count, 1)).astype(np.float32)
+    fresh = rng.random(count) < 0.3
+    batch = np.asfortranarray(states.astype(np.float64))
+    advance = compile_continuous_mountain_car(params)
+    next_states, _, _ = advance(batch, batch.astype(np.float32), actions, fresh)
+    for i in range(count):
+        row = batch[i] if fresh[i] else states[i]
+        expected = continuous_mountain_car_step(row, actions[i], params)
+        assert next_states[i].tolist() == expected.tolist(), i
+
+
 def test_numba_pendulum_keeps_the_last_torque_for_rendering():
     envs = PendulumVectorEnv(2, accelerator="numba")
     envs.reset(seed=0)

@@ -60,6 +60,7 @@ from palaestra.vector.native import exact_squares, pcg64
 
 __all__ = [
     "NativePipeline",
+    "Float32Pipeline",
     "njit",
     "register_jitable",
     "exact_power",
@@ -207,6 +208,67 @@ def _as_any_array(value: Any, dtype: Any = None) -> Any:
     return None
 
 
+# NEP 50 for float32 code: numpy rounds a Python float (or int) that meets a float32 to float32
+# first, and computes in float32; numba would widen to float64. In code compiled with
+# ``float32_like_numpy=True``, each arithmetic operator and comparison goes through a stand-in
+# that does what numpy does with a float32 and a Python scalar (every float64 there is taken to
+# be one, as in the parameters and literals of the dynamics).
+_WEAK_OPERATORS = {
+    operator.add: "add",
+    operator.sub: "sub",
+    operator.mul: "mul",
+    operator.truediv: "truediv",
+    operator.lt: "lt",
+    operator.le: "le",
+    operator.gt: "gt",
+    operator.ge: "ge",
+    operator.eq: "eq",
+    operator.ne: "ne",
+}
+_INPLACE = {
+    operator.iadd: operator.add,
+    operator.isub: operator.sub,
+    operator.imul: operator.mul,
+    operator.itruediv: operator.truediv,
+}
+
+
+def _is_weak(value_type: Any) -> bool:
+    return value_type == types.float64 or isinstance(value_type, types.IntegerLiteral)
+
+
+def _weak_stand_in(function: Callable) -> Callable:
+    def stand_in(left: Any, right: Any) -> Any:
+        return function(left, right)
+
+    stand_in.__name__ = stand_in.__qualname__ = f"weak_{_WEAK_OPERATORS[function]}"
+
+    @overload(stand_in, prefer_literal=True)
+    def _typed(left: Any, right: Any) -> Any:
+        if left == types.float32 and _is_weak(right):
+
+            def weak_right(left: Any, right: Any) -> Any:
+                return function(left, np.float32(right))
+
+            return weak_right
+        if right == types.float32 and _is_weak(left):
+
+            def weak_left(left: Any, right: Any) -> Any:
+                return function(np.float32(left), right)
+
+            return weak_left
+
+        def plain(left: Any, right: Any) -> Any:
+            return function(left, right)
+
+        return plain
+
+    return stand_in
+
+
+_WEAK_STAND_INS = {function: _weak_stand_in(function) for function in _WEAK_OPERATORS}
+
+
 def _is_numpy_global(func_ir: Any, variable: Any) -> bool:
     try:
         definition = func_ir.get_definition(variable)
@@ -220,6 +282,7 @@ class _ScopedRewrites(FunctionPass):
     """Replace ``**``, ``.T`` and ``np.asanyarray`` by palaestra's stand-ins in one function."""
 
     _name = "palaestra_scoped_rewrites"
+    float32_like_numpy = False
 
     def __init__(self) -> None:
         FunctionPass.__init__(self)
@@ -232,7 +295,9 @@ class _ScopedRewrites(FunctionPass):
             body = []
             for statement in block.body:
                 if isinstance(statement, ir.Assign) and isinstance(statement.value, ir.Expr):
-                    replaced = self._replace(func_ir, block, statement.value, body)
+                    replaced = self._replace(
+                        func_ir, block, statement.value, body, self.float32_like_numpy
+                    )
                     if replaced is not None:
                         statement.value = replaced
                         changed = True
@@ -243,7 +308,7 @@ class _ScopedRewrites(FunctionPass):
         return changed
 
     @staticmethod
-    def _replace(func_ir: Any, block: Any, expr: Any, body: list) -> Any:
+    def _replace(func_ir: Any, block: Any, expr: Any, body: list, weak_scalars: bool) -> Any:
         location = expr.loc
 
         def stand_in(name: str, function: Callable) -> Any:
@@ -255,6 +320,12 @@ class _ScopedRewrites(FunctionPass):
             return ir.Expr.call(
                 stand_in("exact_power", exact_power), (expr.lhs, expr.rhs), (), location
             )
+        if weak_scalars and expr.op in ("binop", "inplace_binop"):
+            function = _INPLACE.get(expr.fn, expr.fn)
+            if function in _WEAK_STAND_INS:
+                name = f"weak_{_WEAK_OPERATORS[function]}"
+                call = stand_in(name, _WEAK_STAND_INS[function])
+                return ir.Expr.call(call, (expr.lhs, expr.rhs), (), location)
         if expr.op == "getattr" and expr.attr == "T":
             return ir.Expr.call(stand_in("transpose", transpose), (expr.value,), (), location)
         if (
@@ -266,35 +337,67 @@ class _ScopedRewrites(FunctionPass):
         return None
 
 
+@register_pass(mutates_CFG=False, analysis_only=False)
+class _ScopedFloat32Rewrites(_ScopedRewrites):
+    """The scoped rewrites, and numpy's float32 rules for Python scalars (NEP 50)."""
+
+    _name = "palaestra_scoped_float32_rewrites"
+    float32_like_numpy = True
+
+
 class NativePipeline(CompilerBase):
     """numba's nopython pipeline plus palaestra's scoped rewrites (see the module docstring)."""
+
+    rewrites: type = _ScopedRewrites
 
     def define_pipelines(self) -> list:
         """Return the default nopython pipeline with the rewrites after IR processing."""
         manager = DefaultPassBuilder.define_nopython_pipeline(self.state)
-        manager.add_pass_after(_ScopedRewrites, IRProcessing)
+        manager.add_pass_after(self.rewrites, IRProcessing)
         manager.finalize()
         return [manager]
 
 
-def njit(function: Callable | None = None, **options: Any) -> Any:
+class Float32Pipeline(NativePipeline):
+    """:class:`NativePipeline` whose float32 arithmetic meets Python scalars as numpy's does."""
+
+    rewrites = _ScopedFloat32Rewrites
+
+
+def _pipeline(float32_like_numpy: bool) -> type:
+    return Float32Pipeline if float32_like_numpy else NativePipeline
+
+
+def njit(
+    function: Callable | None = None, *, float32_like_numpy: bool = False, **options: Any
+) -> Any:
     """:func:`numba.njit` through :class:`NativePipeline` (usable bare or with options).
 
     Args:
         function: the Python function to compile.
+        float32_like_numpy: compile float32 code with numpy's rules for Python scalars: a
+            float64 or an integer literal meeting a float32 is rounded to float32 first, as
+            numpy does with a Python float or int (NEP 50), instead of widening to float64.
         options: options of :func:`numba.njit` (such as ``cache=True``).
 
     Example:
         >>> square = njit(lambda x: x**2)
         >>> square(0.1) == 0.1**2
         True
+        >>> half = njit(lambda x: x * 0.1, float32_like_numpy=True)
+        >>> bool(half(np.float32(3.0)) == np.float32(3.0) * 0.1)
+        True
     """
-    decorator = numba.njit(pipeline_class=NativePipeline, **options)
+    decorator = numba.njit(pipeline_class=_pipeline(float32_like_numpy), **options)
     return decorator if function is None else decorator(function)
 
 
-def register_jitable(function: Callable) -> Callable:
+def register_jitable(function: Callable, *, float32_like_numpy: bool = False) -> Callable:
     """Make ``function`` callable from compiled code, compiled through :class:`NativePipeline`.
+
+    Args:
+        function: the Python function.
+        float32_like_numpy: as in :func:`njit`.
 
     Example:
         >>> def double(x):
@@ -302,7 +405,8 @@ def register_jitable(function: Callable) -> Callable:
         >>> register_jitable(double) is double
         True
     """
-    return _numba_register_jitable(pipeline_class=NativePipeline)(function)
+    pipeline = _pipeline(float32_like_numpy)
+    return _numba_register_jitable(pipeline_class=pipeline)(function)
 
 
 class Choice(str):

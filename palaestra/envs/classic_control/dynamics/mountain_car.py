@@ -225,7 +225,9 @@ def continuous_mountain_car_step(
     narrow = force * p.power - rounded_like(slope, force)
     wide = as_type(force, np.float64) * p.power - slope
     acceleration = rounded_like(select(in_range, narrow, wide), velocity)
-    return stack_components(*_roll(position, velocity, acceleration, p), dtype=np.float32)
+    # Unpacked first: numba compiles no call with both ``*args`` and a keyword.
+    position, velocity = _roll(position, velocity, acceleration, p)
+    return stack_components(position, velocity, dtype=np.float32)
 
 
 def continuous_mountain_car_reward(

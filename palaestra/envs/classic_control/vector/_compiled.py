@@ -32,6 +32,7 @@ from numba.extending import (
 from palaestra.envs.classic_control.dynamics import _arrays
 from palaestra.envs.classic_control.dynamics import acrobot as _acrobot
 from palaestra.envs.classic_control.dynamics import cartpole as _cartpole
+from palaestra.envs.classic_control.dynamics import mountain_car as _mountain_car
 from palaestra.envs.classic_control.dynamics.acrobot import (
     acrobot_reward,
     acrobot_step,
@@ -41,6 +42,13 @@ from palaestra.envs.classic_control.dynamics.cartpole import (
     cartpole_reward,
     cartpole_step,
     cartpole_terminated,
+)
+from palaestra.envs.classic_control.dynamics.mountain_car import (
+    continuous_mountain_car_reward,
+    continuous_mountain_car_step,
+    mountain_car_reward,
+    mountain_car_step,
+    mountain_car_terminated,
 )
 from palaestra.envs.classic_control.dynamics.pendulum import (
     angle_normalize,
@@ -54,7 +62,13 @@ from palaestra.vector.native.compiled import (
     register_jitable,
 )
 
-__all__ = ["compile_cartpole", "compile_acrobot", "compile_pendulum"]
+__all__ = [
+    "compile_cartpole",
+    "compile_acrobot",
+    "compile_pendulum",
+    "compile_mountain_car",
+    "compile_continuous_mountain_car",
+]
 
 
 # Helpers the dynamics functions call, compiled as they are wherever compiled code calls them.
@@ -67,6 +81,8 @@ for _helper in (
     angle_normalize,
 ):
     register_jitable(_helper)
+# The mountain cars' float32 steps round Python scalars to float32 where numpy does.
+register_jitable(_mountain_car._roll, float32_like_numpy=True)
 
 
 @overload(_arrays.any_true)
@@ -77,12 +93,43 @@ def _any_true(condition: Any) -> Any:
     return truth
 
 
-@overload(_arrays.stack_components)
-def _stack_components(*components: Any) -> Any:
-    def stack(*components: Any) -> Any:
-        return components
+def _given(value_type: Any) -> bool:
+    return value_type is not None and not isinstance(value_type, (types.Omitted, types.NoneType))
 
-    return stack
+
+# Two or four components (the classic-control states), and an optional dtype; numba does not
+# take keyword-only arguments after ``*components``, so the stand-in names them.
+@overload(_arrays.stack_components, strict=False)
+def _stack_components(
+    first: Any, second: Any, third: Any = None, fourth: Any = None, dtype: Any = None
+) -> Any:
+    four = _given(third)
+    if _given(dtype) and isinstance(dtype, types.NumberClass):
+        cast = dtype.dtype
+        if four:
+            return None
+
+        def stack_cast(
+            first: Any, second: Any, third: Any = None, fourth: Any = None, dtype: Any = None
+        ) -> Any:
+            return cast(first), cast(second)
+
+        return stack_cast
+    if four:
+
+        def stack_four(
+            first: Any, second: Any, third: Any = None, fourth: Any = None, dtype: Any = None
+        ) -> Any:
+            return first, second, third, fourth
+
+        return stack_four
+
+    def stack_two(
+        first: Any, second: Any, third: Any = None, fourth: Any = None, dtype: Any = None
+    ) -> Any:
+        return first, second
+
+    return stack_two
 
 
 @overload(_arrays.components)
@@ -110,10 +157,52 @@ def _select(condition: Any, if_true: Any, if_false: Any) -> Any:
 
 @overload(_arrays.clip)
 def _clip(value: Any, low: Any, high: Any) -> Any:
+    if value == types.float32:
+        # As the scalar path on a float32: compared in float32 (NEP 50), a bound as float32.
+        def limit_float32(value: Any, low: Any, high: Any) -> Any:
+            if value < np.float32(low):
+                return np.float32(low)
+            if value > np.float32(high):
+                return np.float32(high)
+            return value
+
+        return limit_float32
+
     def limit(value: Any, low: Any, high: Any) -> Any:
         return min(max(value, low), high)
 
     return limit
+
+
+@overload(_arrays.rounded_like)
+def _rounded_like(value: Any, other: Any) -> Any:
+    if other == types.float32:
+
+        def as_float32(value: Any, other: Any) -> Any:
+            return np.float32(value)
+
+        return as_float32
+
+    def as_float64(value: Any, other: Any) -> Any:
+        return np.float64(value)
+
+    return as_float64
+
+
+@overload(_arrays.as_type)
+def _as_type(value: Any, scalar_type: Any) -> Any:
+    def convert(value: Any, scalar_type: Any) -> Any:
+        return scalar_type(value)
+
+    return convert
+
+
+@overload(_mountain_car._throttle)
+def _throttle(action: Any) -> Any:
+    def first(action: Any) -> Any:
+        return action[0]
+
+    return first
 
 
 # The dynamics, compiled through palaestra's pipeline; module globals (not closure cells), so
@@ -126,6 +215,11 @@ _acrobot_terminated = njit(acrobot_terminated)
 _acrobot_reward = njit(acrobot_reward)
 _pendulum_step = njit(pendulum_step)
 _pendulum_reward = njit(pendulum_reward)
+_mountain_car_step = njit(mountain_car_step, float32_like_numpy=True)
+_mountain_car_terminated = njit(mountain_car_terminated, float32_like_numpy=True)
+_mountain_car_reward = njit(mountain_car_reward, float32_like_numpy=True)
+_continuous_step = njit(continuous_mountain_car_step, float32_like_numpy=True)
+_continuous_reward = njit(continuous_mountain_car_reward, float32_like_numpy=True)
 
 
 @functools.cache
@@ -310,4 +404,89 @@ def compile_pendulum(params: Any) -> Any:
             next_states[i, 1] = state[1]
         return next_states, rewards
 
+    return advance
+
+
+@functools.cache
+def compile_mountain_car(params: Any) -> Any:
+    """Compile a mountain-car batch step from ``mountain_car_step``, ``_terminated``, ``_reward``.
+
+    Returns:
+        ``advance(states, actions) -> (next_states, rewards, terminations)`` for actions the
+        caller has checked (0, 1 or 2).
+
+    Example:
+        >>> from palaestra.envs.classic_control.dynamics.mountain_car import MountainCarParams
+        >>> advance = compile_mountain_car(MountainCarParams())
+        >>> next_states, rewards, terminations = advance(np.zeros((1, 2)), np.array([2]))
+        >>> next_states.round(4).tolist(), rewards.tolist()
+        ([[-0.0015, -0.0015]], [-1.0])
+    """
+    constants = as_named_tuple(params)
+
+    @njit(cache=True)
+    def advance(states: np.ndarray, actions: np.ndarray) -> Any:
+        count = states.shape[0]
+        next_states = np.empty((2, count)).T
+        rewards = np.empty(count)
+        terminations = np.empty(count, dtype=np.bool_)
+        for i in range(count):
+            position, velocity = _mountain_car_step(states[i], actions[i], constants)
+            ended = _mountain_car_terminated((position, velocity), constants)
+            next_states[i, 0] = position
+            next_states[i, 1] = velocity
+            terminations[i] = ended
+            rewards[i] = _mountain_car_reward(ended)
+        return next_states, rewards, terminations
+
+    return advance
+
+
+@functools.cache
+def compile_continuous_mountain_car(params: Any) -> Any:
+    """Compile the continuous mountain car's batch step, float64 and float32 rows alike.
+
+    A row fresh from its reset steps in float64 and every other row in float32, as the
+    single environment does; ``float32_like_numpy`` compilation makes the float32 rows meet
+    the Python-float parameters as numpy's float32 scalars do.
+
+    Returns:
+        ``advance(states, states32, actions, fresh) -> (next_states, rewards, terminations)``
+        where ``states32`` is ``states`` as float32 and ``fresh`` marks the float64 rows.
+
+    Example:
+        >>> from palaestra.envs.classic_control.dynamics.mountain_car import (
+        ...     ContinuousMountainCarParams)
+        >>> advance = compile_continuous_mountain_car(ContinuousMountainCarParams())
+        >>> states = np.array([[-0.5, 0.0]])
+        >>> actions = np.ones((1, 1), dtype=np.float32)
+        >>> fresh = np.array([True])
+        >>> next_states, _, _ = advance(states, states.astype(np.float32), actions, fresh)
+        >>> single = continuous_mountain_car_step(states[0], actions[0], advance.params)
+        >>> next_states[0].tolist() == single.tolist()
+        True
+    """
+    constants = as_named_tuple(params)
+
+    @njit(cache=True)
+    def advance(
+        states: np.ndarray, states32: np.ndarray, actions: np.ndarray, fresh: np.ndarray
+    ) -> Any:
+        count = states.shape[0]
+        next_states = np.empty((2, count), dtype=np.float32).T
+        rewards = np.empty(count)
+        terminations = np.empty(count, dtype=np.bool_)
+        for i in range(count):
+            if fresh[i]:
+                position, velocity = _continuous_step(states[i], actions[i], constants)
+            else:
+                position, velocity = _continuous_step(states32[i], actions[i], constants)
+            ended = _mountain_car_terminated((position, velocity), constants)
+            next_states[i, 0] = position
+            next_states[i, 1] = velocity
+            terminations[i] = ended
+            rewards[i] = _continuous_reward(ended, actions[i], constants)
+        return next_states, rewards, terminations
+
+    advance.params = params
     return advance

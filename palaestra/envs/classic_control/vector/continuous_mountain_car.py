@@ -72,11 +72,21 @@ class Continuous_MountainCarVectorEnv(MountainCarVectorBase):
             accelerator,
             goal_velocity=goal_velocity,
         )
+        self._compiled_advance = None
+        if self.accelerator == "numba":
+            from palaestra.envs.classic_control.vector._compiled import (
+                compile_continuous_mountain_car,
+            )
+
+            self._compiled_advance = compile_continuous_mountain_car(self.params)
 
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
     ) -> Transition:
         """One step for every row: fresh rows from float64, the others from float32."""
+        if self._compiled_advance is not None and actions.dtype == np.float32:
+            # (float64 throttles take the numpy path, which keeps their precision.)
+            return self._compiled_advance(states, states.astype(np.float32), actions, fresh)
         if not _any(fresh):
             return self._advance_in(states.astype(np.float32), actions)
         if _all(fresh):

@@ -87,11 +87,18 @@ class MountainCarVectorEnv(MountainCarVectorBase):
             accelerator,
             goal_velocity=goal_velocity,
         )
+        self._compiled_advance = None
+        if self.accelerator == "numba":
+            from palaestra.envs.classic_control.vector._compiled import compile_mountain_car
+
+            self._compiled_advance = compile_mountain_car(self.params)
 
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
     ) -> Transition:
         """One mountain-car step for every row."""
+        if self._compiled_advance is not None:
+            return self._compiled_advance(states, actions)
         states = mountain_car_step(states, actions, self.params)
         terminations = mountain_car_terminated(states, self.params)
         return states, mountain_car_reward(terminations), terminations
