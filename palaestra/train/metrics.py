@@ -190,7 +190,8 @@ def plot_learning_curve(
     axes.set_ylabel("episode return")
     axes.set_title(title)
     axes.grid(alpha=0.3)
-    axes.legend(loc="best")
+    if train or evals:
+        axes.legend(loc="best")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)

@@ -131,17 +131,17 @@ class NaNRewardEnv(gym.Env):
 
 
 class HangsAfterEnv(gym.Env):
-    """An env whose ``step`` blocks for ``hang_seconds`` once ``instances`` are built.
+    """An env whose instances built after some instance has stepped block in ``step``.
 
-    Training builds the first env(s); an env made later (the evaluation's) hangs.
+    The training envs are all built before training steps; the evaluation's envs, built
+    later, hang for ``hang_seconds``. Reset :attr:`stepped` before each use.
     """
 
     metadata = {"render_modes": []}
-    built = 0
+    stepped = False
 
-    def __init__(self, train_instances: int = 1, hang_seconds: float = 30.0):
-        HangsAfterEnv.built += 1
-        self.hangs = HangsAfterEnv.built > train_instances
+    def __init__(self, hang_seconds: float = 30.0):
+        self.hangs = HangsAfterEnv.stepped
         self.hang_seconds = hang_seconds
         self.observation_space = spaces.Box(-1, 1, (4,), np.float32)
         self.action_space = spaces.Discrete(2)
@@ -151,6 +151,7 @@ class HangsAfterEnv(gym.Env):
         return np.zeros(4, np.float32), {}
 
     def step(self, action):
+        HangsAfterEnv.stepped = True
         if self.hangs:
             time.sleep(self.hang_seconds)
         return np.zeros(4, np.float32), 1.0, False, False, {}

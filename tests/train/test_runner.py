@@ -1,0 +1,189 @@
+"""Runs that survive: checkpoints, curves, locks, overwrites, Ctrl-C, NaNs, hung evaluations."""
+
+import json
+import os
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import palaestra as gym  # noqa: E402
+from palaestra import error  # noqa: E402
+from palaestra.train.diagnostics import NonFiniteError, StepTimeoutError  # noqa: E402
+from palaestra.train.metrics import read_metrics  # noqa: E402
+from palaestra.train.runner import (  # noqa: E402
+    RunInterrupted,
+    RunLock,
+    RunSettings,
+    _TrainingLoop,
+    run_training,
+)
+from tests.train.envs import HangsAfterEnv, NaNRewardEnv  # noqa: E402
+
+QUIET = {"video": False, "progress": False, "tensorboard": False, "eval_episodes": 4}
+
+
+def settings(tmp_path, **changes):
+    values = dict(QUIET, env_id="CartPole-v1", steps=512, out=str(tmp_path / "run"))
+    values.update(changes)
+    return RunSettings(**values)
+
+
+@pytest.fixture
+def registered():
+    """Register test envs for one test."""
+    ids = []
+
+    def register(env_id, entry_point, **kwargs):
+        gym.register(env_id, entry_point=entry_point, **kwargs)
+        ids.append(env_id)
+        return env_id
+
+    yield register
+    for env_id in ids:
+        gym.registry.pop(env_id, None)
+
+
+def test_a_run_that_stops_early_still_writes_a_checkpoint(tmp_path):
+    # Before: checkpoints every 20% of the budget, and the run stopped before the first.
+    summary = run_training(settings(tmp_path, steps=100_000, target=0.0))
+    assert summary["reached_target"] and summary["steps"] < 20_000
+    checkpoints = sorted(p.name for p in (tmp_path / "run" / "checkpoints").iterdir())
+    assert checkpoints == [f"step_{summary['steps']}.pt"]
+
+
+def test_the_learning_curve_has_several_evaluation_points(tmp_path):
+    # Before: the headline run's curve was one evaluation dot.
+    run_training(settings(tmp_path, steps=1024))
+    rows = read_metrics(tmp_path / "run" / "metrics.csv")
+    evaluations = [row["steps"] for row in rows if "eval_mean" in row]
+    assert evaluations == [256, 512, 768, 1024, 1024]  # every 256 steps, then the final one
+    assert (tmp_path / "run" / "learning_curve.png").stat().st_size > 0
+
+
+def test_tensorboard_event_files_are_written(tmp_path):
+    pytest.importorskip("tensorboard")
+    run_training(settings(tmp_path, tensorboard=True, steps=256))
+    events = list((tmp_path / "run" / "tensorboard").glob("events.out.tfevents.*"))
+    assert len(events) == 1 and events[0].stat().st_size > 0
+
+
+def test_the_summary_says_the_evaluation_is_deterministic(tmp_path):
+    summary = run_training(settings(tmp_path, steps=256))
+    saved = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["eval_mode"] == saved["eval_mode"] == "deterministic"
+
+
+def test_a_folder_in_use_by_another_process_is_refused(tmp_path):
+    # Before: two runs with the same --out both exited 0 with a torn metrics.csv.
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / ".lock").write_text(str(os.getppid()))  # a live process that is not us
+    with pytest.raises(error.Error, match=rf"in use by process {os.getppid()}"):
+        run_training(settings(tmp_path))
+    assert not (folder / "metrics.csv").exists()
+
+
+def test_a_lock_left_by_a_dead_process_is_taken_over(tmp_path):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / ".lock").write_text("999999999")
+    run_training(settings(tmp_path, steps=256))
+    assert not (folder / ".lock").exists()
+
+
+def test_the_lock_is_held_during_the_run_and_released_after(tmp_path):
+    with RunLock(tmp_path) as lock:
+        assert lock.path.read_text() == str(os.getpid())
+    assert not lock.path.exists()
+
+
+def test_an_existing_run_is_not_overwritten_without_overwrite(tmp_path):
+    # Before: re-training into a folder silently kept the old files.
+    run_training(settings(tmp_path, steps=256))
+    with pytest.raises(error.Error, match=r"already holds a run .*pass --overwrite"):
+        run_training(settings(tmp_path, steps=256))
+
+
+def test_overwrite_replaces_the_old_runs_files(tmp_path):
+    run_training(settings(tmp_path, steps=512, checkpoints=2))
+    run_training(settings(tmp_path, steps=256, checkpoints=1, overwrite=True))
+    names = sorted(p.name for p in (tmp_path / "run" / "checkpoints").iterdir())
+    assert names == ["step_256.pt"]
+
+
+def test_an_out_path_that_is_a_file_is_a_clear_error(tmp_path):
+    (tmp_path / "run").write_text("not a folder")
+    with pytest.raises(error.Error, match=r"is a file, not a folder"):
+        run_training(settings(tmp_path))
+
+
+@pytest.fixture
+def interrupt_after_updates(monkeypatch):
+    """Make Ctrl-C arrive during the given update."""
+
+    def arm(count):
+        calls = []
+        original = _TrainingLoop.on_update
+
+        def on_update(self, stats):
+            calls.append(stats["steps"])
+            if len(calls) == count:
+                raise KeyboardInterrupt
+            return original(self, stats)
+
+        monkeypatch.setattr(_TrainingLoop, "on_update", on_update)
+
+    return arm
+
+
+def test_ctrl_c_writes_a_final_checkpoint_model_and_summary(tmp_path, interrupt_after_updates):
+    # Before: after Ctrl-C there was no model.pt or summary.json.
+    interrupt_after_updates(3)
+    with pytest.raises(RunInterrupted, match=r"interrupted at step 768.*--resume"):
+        run_training(settings(tmp_path, steps=2048))
+    folder = tmp_path / "run"
+    summary = json.loads((folder / "summary.json").read_text())
+    assert (summary["interrupted"], summary["steps"]) == (True, 768)
+    assert (folder / "model.pt").is_file() and (folder / "checkpoints" / "step_768.pt").is_file()
+    assert not (folder / ".lock").exists()
+
+
+def test_resume_continues_an_interrupted_run_to_its_budget(tmp_path, interrupt_after_updates):
+    interrupt_after_updates(2)
+    with pytest.raises(RunInterrupted):
+        run_training(settings(tmp_path, steps=1024))
+    from palaestra.train.runner import resume_settings
+
+    interrupt_after_updates(10**9)
+    summary = run_training(resume_settings(tmp_path / "run"), resume=True)
+    assert summary["steps"] == 1024
+    steps = [row["steps"] for row in read_metrics(tmp_path / "run" / "metrics.csv")]
+    assert steps[0] == 256 and steps[-1] == 1024
+
+
+def test_a_nan_reward_stops_training_by_default_naming_the_step(tmp_path, registered):
+    # Before: without --diagnostics, training ran to rc 0 with every weight NaN.
+    env_id = registered("NaNReward-v0", NaNRewardEnv)
+    with pytest.raises(NonFiniteError) as caught:
+        run_training(settings(tmp_path, env_id=env_id, num_envs=1, steps=256))
+    message = str(caught.value)
+    assert message.startswith("non-finite reward at env step 12 in sub-env 0: nan")
+    assert "check_finite=False" in message and "--no-check-finite" in message
+
+
+def test_check_finite_false_opts_out_explicitly(tmp_path, registered):
+    env_id = registered("NaNReward-v0", NaNRewardEnv)
+    run = settings(tmp_path, env_id=env_id, num_envs=1, steps=64, overrides={"check_finite": False})
+    assert run_training(run)["steps"] == 64
+
+
+def test_the_step_timeout_covers_the_evaluation_envs(tmp_path, registered):
+    # Before: with --diagnostics --step-timeout 2 a hanging env hung in the periodic evaluation.
+    HangsAfterEnv.stepped = False
+    env_id = registered("HangsInEval-v0", HangsAfterEnv, max_episode_steps=50)
+    overrides = {"step_timeout": 0.5, "n_steps": 32}
+    run = settings(tmp_path, env_id=env_id, num_envs=2, steps=256, eval_every=64)
+    run.overrides = overrides
+    with pytest.raises(StepTimeoutError, match=r"did not return within step_timeout=0.5 s"):
+        run_training(run)
