@@ -36,7 +36,12 @@ from palaestra.utils import EzPickle
 Box2D = import_box2d()
 b2 = Box2D.b2
 
-__all__ = ["BipedalWalker", "BipedalWalkerHardcore", "BipedalWalkerHeuristics"]
+__all__ = [
+    "BipedalWalker",
+    "BipedalWalkerHardcore",
+    "BipedalWalkerHeuristics",
+    "ContactDetector",
+]
 
 FPS = 50
 SCALE = 30.0  # pixels per metre
@@ -88,17 +93,29 @@ def _leg_fixture(width: float) -> Any:
     )
 
 
-class _Contacts(b2.contactListener):
-    """Record the hull touching the ground (a fall) and each shin's ground contact."""
+class ContactDetector(b2.contactListener):
+    """Record the hull touching the ground (a fall) and each shin's ground contact.
+
+    Args:
+        env: the walker whose ``game_over`` and shins' ``ground_contact`` it sets.
+
+    Example:
+        >>> env = BipedalWalker()
+        >>> _ = env.reset(seed=0)
+        >>> type(env.world.contactListener).__name__
+        'ContactDetector'
+    """
 
     def __init__(self, env: BipedalWalker):
         super().__init__()
         self.env = env
 
     def BeginContact(self, contact: Any) -> None:
+        """Box2D calls this when two fixtures' contact starts."""
         self._touch(contact, True)
 
     def EndContact(self, contact: Any) -> None:
+        """Box2D calls this when two fixtures' contact ends."""
         self._touch(contact, False)
 
     def _touch(self, contact: Any, begin: bool) -> None:
@@ -320,7 +337,7 @@ class BipedalWalker(Env, EzPickle):
         super().reset(seed=seed)
         self._destroy()
         world = self.world
-        self._contacts = _Contacts(self)
+        self._contacts = ContactDetector(self)
         world.contactListener = self._contacts
         self.game_over = False
         self.prev_shaping = None

@@ -34,7 +34,7 @@ from palaestra.utils import EzPickle
 Box2D = import_box2d()
 b2 = Box2D.b2
 
-__all__ = ["CarRacing"]
+__all__ = ["CarRacing", "FrictionDetector"]
 
 STATE_W = 96
 STATE_H = 96
@@ -78,8 +78,19 @@ def _grass_squares() -> np.ndarray:
     return np.array(squares, dtype=np.float64)
 
 
-class _Friction(b2.contactListener):
-    """Colour touched tiles, give each wheel its tiles and reward the first visit of a tile."""
+class FrictionDetector(b2.contactListener):
+    """Colour touched tiles, give each wheel its tiles and reward the first visit of a tile.
+
+    Args:
+        env: the race whose ``reward``, ``tile_visited_count`` and ``new_lap`` it updates.
+        lap_complete_percent: the share of tiles visited before the start tile ends a lap.
+
+    Example:
+        >>> env = CarRacing()
+        >>> _ = env.reset(seed=0)
+        >>> env.world.contactListener.lap_complete_percent
+        0.95
+    """
 
     def __init__(self, env: CarRacing, lap_complete_percent: float):
         super().__init__()
@@ -87,9 +98,11 @@ class _Friction(b2.contactListener):
         self.lap_complete_percent = lap_complete_percent
 
     def BeginContact(self, contact: Any) -> None:
+        """Box2D calls this when two fixtures' contact starts."""
         self._contact(contact, True)
 
     def EndContact(self, contact: Any) -> None:
+        """Box2D calls this when two fixtures' contact ends."""
         self._contact(contact, False)
 
     def _contact(self, contact: Any, begin: bool) -> None:
@@ -169,7 +182,7 @@ class CarRacing(Env, EzPickle):
         self.domain_randomize = domain_randomize
         self.continuous = continuous
         self._init_colors()
-        self._contacts = _Friction(self, lap_complete_percent)
+        self._contacts = FrictionDetector(self, lap_complete_percent)
         self.world = b2.world((0, 0), contactListener=self._contacts)
         self.road: list[Any] | None = None
         self.car: Car | None = None
@@ -390,7 +403,7 @@ class CarRacing(Env, EzPickle):
         """
         super().reset(seed=seed)
         self._destroy()
-        self._contacts = _Friction(self, self.lap_complete_percent)
+        self._contacts = FrictionDetector(self, self.lap_complete_percent)
         self.world.contactListener = self._contacts
         self.reward = 0.0
         self.prev_reward = 0.0

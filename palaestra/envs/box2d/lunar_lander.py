@@ -35,7 +35,13 @@ from palaestra.utils import EzPickle
 Box2D = import_box2d()
 b2 = Box2D.b2
 
-__all__ = ["LunarLander", "LunarLanderContinuous", "heuristic", "demo_heuristic_lander"]
+__all__ = [
+    "ContactDetector",
+    "LunarLander",
+    "LunarLanderContinuous",
+    "heuristic",
+    "demo_heuristic_lander",
+]
 
 FPS = 50
 SCALE = 30.0  # pixels per metre
@@ -68,17 +74,29 @@ FLAG_COLOR = (204, 204, 0)
 _GROUND, _LANDER, _LEG0, _LEG1, _PARTICLE = range(5)
 
 
-class _Contacts(b2.contactListener):
-    """Record the lander's crash and each leg's ground contact as Box2D reports contacts."""
+class ContactDetector(b2.contactListener):
+    """Record the lander's crash and each leg's ground contact as Box2D reports contacts.
+
+    Args:
+        env: the lander whose ``game_over`` and legs' ``ground_contact`` it sets.
+
+    Example:
+        >>> env = LunarLander()
+        >>> _ = env.reset(seed=0)
+        >>> type(env.world.contactListener).__name__
+        'ContactDetector'
+    """
 
     def __init__(self, env: LunarLander):
         super().__init__()
         self.env = env
 
     def BeginContact(self, contact: Any) -> None:
+        """Box2D calls this when two fixtures' contact starts."""
         self._touch(contact, True)
 
     def EndContact(self, contact: Any) -> None:
+        """Box2D calls this when two fixtures' contact ends."""
         self._touch(contact, False)
 
     def _touch(self, contact: Any, begin: bool) -> None:
@@ -188,7 +206,7 @@ class LunarLander(Env, EzPickle):
         # A fresh world per episode: dropping the old one frees its bodies with it.
         self.particles = []
         self.world = world = b2.world(gravity=(0, self.gravity))
-        self._contacts = _Contacts(self)
+        self._contacts = ContactDetector(self)
         world.contactListener = self._contacts
         self.game_over = False
         self.prev_shaping = None

@@ -203,3 +203,31 @@ def test_continuous_actions_of_the_wrong_shape_raise_gymnasiums_error_type(
     ours.reset(seed=0)
     with pytest.raises(IndexError, match=r"got "):
         ours.step(action)
+
+
+BOX2D_MODULES = ["", ".lunar_lander", ".bipedal_walker", ".car_racing", ".car_dynamics"]
+
+
+@pytest.mark.parametrize("suffix", BOX2D_MODULES)
+def test_modules_have_gymnasiums_public_names_parameters_and_bases(gymnasium, suffix):
+    import inspect
+
+    from tests.test_gymnasium_surface import _parameters, _public_names
+
+    reference = importlib.import_module(f"gymnasium.envs.box2d{suffix}")
+    ours = importlib.import_module(f"palaestra.envs.box2d{suffix}")
+    assert [name for name in _public_names(reference) if not hasattr(ours, name)] == []
+    for name in _public_names(reference):
+        theirs, mine = getattr(reference, name), getattr(ours, name)
+        pairs = [(theirs, mine)]
+        if inspect.isclass(theirs):
+            pairs = [
+                (value, getattr(mine, attr))
+                for attr, value in vars(theirs).items()
+                if callable(value) and (not attr.startswith("_") or attr == "__init__")
+            ]
+            bases = {base.__name__ for base in mine.__mro__}
+            assert [b.__name__ for b in theirs.__mro__[1:] if b.__name__ not in bases] == []
+        for their_function, my_function in pairs:
+            expected = _parameters(their_function)
+            assert _parameters(my_function)[: len(expected)] == expected, name
