@@ -161,6 +161,17 @@ SUITE += [
     )
     for env_id in TOY_TEXT
 ]
+# MuJoCo: the batched MujocoVectorEnv (make_vec's default) against Gymnasium's vector envs
+# and EnvPool (when it imports); benchmarks/mujoco_speed.py also times one env's step.
+MUJOCO_MODES = "native,gym-sync,gym-async,envpool"
+SUITE += [
+    Section(
+        f"{env_id}: batched MujocoVectorEnv vs Gymnasium's sync and async, and EnvPool",
+        [env_id, "--modes", MUJOCO_MODES, "--num-envs", "8,64", "--steps", "40"],
+        "gym-sync",
+    )
+    for env_id in ("HalfCheetah-v5", "Ant-v5", "Humanoid-v5")
+]
 # Single-env step time beside Gymnasium (benchmarks/single_env_step.py): (title, arguments).
 SINGLE_ENV = [
     (
