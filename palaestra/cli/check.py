@@ -99,8 +99,9 @@ def _load_module(location: str) -> Any:
         return importlib.import_module(location)
     except ImportError as exc:
         raise error.Error(
-            f"Cannot import module {location!r} ({exc}); run from the folder that contains "
-            "it, or pass path/to/file.py:Class."
+            f"Cannot import module {location!r} ({exc}); add the folder that contains it "
+            "with --import-path DIR (e.g. palaestra --import-path . check ...), or pass "
+            "path/to/file.py:Class."
         ) from exc
 
 
