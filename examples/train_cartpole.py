@@ -5,12 +5,12 @@ The command-line equivalent is ``palaestra train CartPole-v1``.
 """
 
 import palaestra as gym
-from palaestra.train import PPO, PPOConfig, evaluate, load_policy, save_agent
-from palaestra.train.presets import preset
+from palaestra.train import PPO, evaluate, load_policy
 
 
 def main() -> None:
-    agent = PPO("CartPole-v1", PPOConfig(**preset("CartPole-v1", "ppo").config, seed=0))
+    # The hyper-parameters are CartPole-v1's preset, the same `palaestra train` uses.
+    agent = PPO("MlpPolicy", "CartPole-v1", seed=0)
     evaluation_envs = gym.make_vec("CartPole-v1", num_envs=100)
 
     def report(stats: dict) -> bool:
@@ -18,14 +18,15 @@ def main() -> None:
         if stats["updates"] % 8:
             return True
         score = evaluate(agent, evaluation_envs, episodes=100).mean()
-        print(f"evaluation: {score:.1f}")
+        print(f"evaluation (deterministic): {score:.1f}")
         return score < 475.0  # returning False stops training
 
-    agent.learn(total_steps=100_000, callback=report)
-    save_agent(agent, "runs/example-cartpole/model.pt")
+    agent.learn(total_timesteps=100_000, callback=report, progress_bar=False)
+    agent.save("runs/example-cartpole/model.pt")
     policy = load_policy("runs/example-cartpole/model.pt")
     returns = evaluate(policy, policy.make_env(num_envs=100), episodes=100, seed=1)
     print(f"reloaded policy: {returns.mean():.1f} ± {returns.std():.1f} over 100 episodes")
+    print(f"one observation, one action: {policy.predict(evaluation_envs.reset()[0][0])}")
 
 
 if __name__ == "__main__":
