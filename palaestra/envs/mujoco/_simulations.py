@@ -6,7 +6,8 @@ loop of ``mj_step`` (then ``mj_rnePostConstraint``) over one ``MjData`` per sub-
 
 * :class:`ThreadSimulations` keeps one ``MjData`` per sub-env and steps contiguous slices of
   them on a pool of threads; MuJoCo's Python bindings release the GIL inside ``mj_step``,
-  so the slices run in parallel.
+  so the slices run in parallel. Calls too small to gain from threads (under
+  :data:`PARALLEL_ABOVE_SECONDS` of work, as measured) run on the calling thread.
 * :class:`BatchSimulations` keeps them in one :class:`mujoco.batch.Batch`, which advances
   every simulation in a single C call on MuJoCo's own thread pool.
 
@@ -24,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
@@ -32,6 +34,12 @@ import mujoco
 import numpy as np
 
 __all__ = ["STEPPERS", "BatchSimulations", "ThreadSimulations"]
+
+# A step call whose rows take less than this on one thread runs on one thread: handing
+# slices to the pool costs tens of microseconds.
+PARALLEL_ABOVE_SECONDS = 200e-6
+# Every this many calls, one runs on one thread again to re-measure the cost of a row.
+_REMEASURE_EVERY = 64
 
 
 class ThreadSimulations:
@@ -64,6 +72,9 @@ class ThreadSimulations:
             }
         )
         self._num_threads = max(1, min(num_threads, num_envs))
+        # Seconds one row's step takes on one thread (measured; 0 until the first step).
+        self._row_seconds = 0.0
+        self._calls = 0
         self._pool = (
             ThreadPoolExecutor(self._num_threads - 1, thread_name_prefix="mujoco-step")
             if self._num_threads > 1
@@ -74,10 +85,18 @@ class ThreadSimulations:
         return [part for part in np.array_split(rows, self._num_threads) if len(part)]
 
     def _run(self, rows: np.ndarray, work: Any) -> None:
-        parts = self._slices(rows)
-        if self._pool is None or len(parts) == 1:
-            work(parts[0])
+        self._calls += 1
+        serial = (
+            self._pool is None
+            or self._row_seconds * len(rows) < PARALLEL_ABOVE_SECONDS
+            or self._calls % _REMEASURE_EVERY == 0
+        )
+        if serial:
+            started = time.perf_counter()
+            work(rows)
+            self._row_seconds = (time.perf_counter() - started) / len(rows)
             return
+        parts = self._slices(rows)
         futures = [self._pool.submit(work, part) for part in parts[1:]]
         work(parts[0])
         for future in futures:
