@@ -18,11 +18,13 @@ from tests.speed.faulty import FaultyEnv
 
 
 def make_pool(env_id: str, num_envs: int, **vector_kwargs) -> PoolVectorEnv:
+    # numpy groups: each worker would otherwise load the numba accelerator (seconds each).
     return gym.make_vec(
         env_id,
         num_envs,
         vectorization_mode="pool",
         vector_kwargs={"num_workers": 2, **vector_kwargs},
+        accelerator="numpy",
     )
 
 
@@ -84,7 +86,9 @@ def test_num_workers_defaults_to_the_core_count():
 
 
 def _cartpoles(n: int):
-    return gym.make_vec("CartPole-v1", n, vectorization_mode="vector_entry_point")
+    return gym.make_vec(
+        "CartPole-v1", n, vectorization_mode="vector_entry_point", accelerator="numpy"
+    )
 
 
 def test_recv_returns_the_first_batch_with_env_ids():
@@ -230,6 +234,7 @@ def test_render_gathers_every_sub_envs_frame_from_native_groups():
         vectorization_mode="pool",
         render_mode="rgb_array",
         vector_kwargs={"num_workers": 2},
+        accelerator="numpy",
     )
     envs.reset(seed=0)
     frames = envs.render()

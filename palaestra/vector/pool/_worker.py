@@ -48,6 +48,7 @@ class Status:
     HAS_REPLY = 1
     ERROR = 2
 
+
 # How often a waiting worker checks that its parent is still alive (seconds).
 _PARENT_CHECK_INTERVAL = 1.0
 

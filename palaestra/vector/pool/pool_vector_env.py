@@ -1147,8 +1147,13 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
     def close_extras(self, **kwargs: Any) -> None:
         """Stop every worker and free the shared block.
 
-        Workers get a few seconds to close their sub-envs, then are terminated, then killed.
+        Workers get a few seconds to close their sub-envs, then are terminated, then killed;
+        a worker still busy with a command that did not finish is not waited for.
         """
+        if not self.closed and self._block.arrays:
+            for index in self._in_flight:
+                if not self._is_done(self._workers[index]):
+                    self._processes.unresponsive.add(index)
         self._finalizer()
 
 
