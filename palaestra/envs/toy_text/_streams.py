@@ -32,9 +32,16 @@ from typing import Any
 import numpy as np
 
 from palaestra.utils import seeding
-from palaestra.vector.native.pcg64 import join_state, pcg64_output, pcg64_step, split_state
+from palaestra.vector.native.pcg64 import (
+    join_state,
+    jump_constants,
+    multiply_128,
+    pcg64_output,
+    pcg64_step,
+    split_state,
+)
 
-__all__ = ["TableStreams", "TableRows", "ARRAY_STREAMS_MIN_ENVS"]
+__all__ = ["TableStreams", "TableRows", "BufferedIntegerStreams", "ARRAY_STREAMS_MIN_ENVS"]
 
 # From this many sub-environments on, array-stepped states beat per-env Generator calls.
 ARRAY_STREAMS_MIN_ENVS = 64
@@ -237,3 +244,147 @@ class TableStreams:
             }
             snapshots.append(np.random.Generator(bit_generator))
         return tuple(snapshots)
+
+
+class BufferedIntegerStreams(TableStreams):
+    """Array streams that only draw bounded integers, from 32-bit values made ahead in bulk.
+
+    For an env whose steps draw nothing but small bounded integers (Blackjack's cards),
+    each stream keeps a queue of its next 32-bit values (both halves of its next PCG64
+    outputs, in the order numpy's ``next_uint32`` hands them out). When a draw finds a queue
+    empty, every queue running low is topped up with ``ahead`` more outputs in one
+    jump-ahead pass; a draw is then a gather. The draws equal ``Generator.integers(0, n)``'s
+    on each sub-env's own generator.
+
+    Args:
+        num_envs: the number of sub-environments.
+        ahead: the 64-bit outputs added to a queue per top-up.
+
+    Example:
+        >>> streams = BufferedIntegerStreams(3)
+        >>> streams.seed(np.arange(3), [4, 5, 6])
+        >>> single = np.random.default_rng(5)
+        >>> [int(streams.bounded(np.arange(3), 13)[1]) for _ in range(40)] == [
+        ...     int(single.integers(0, 13)) for _ in range(40)]
+        True
+    """
+
+    def __init__(self, num_envs: int, ahead: int = 16):
+        super().__init__(num_envs, use_arrays=True)
+        self.ahead = ahead
+        # Queues of up to 4 * ahead values: [next, length) are pending.
+        self._values = np.zeros((num_envs, 4 * ahead), dtype=np.uint64)
+        self._next = np.zeros(num_envs, dtype=np.int64)
+        self._length = np.zeros(num_envs, dtype=np.int64)
+        multipliers, self._factors = jump_constants(ahead)
+        self._multipliers = tuple(half[None] for half in _halves(multipliers))
+        self._increments: tuple[np.ndarray, np.ndarray] | None = None
+        self._columns = np.arange(4 * ahead)
+
+    def seed(self, indices: np.ndarray, seeds: Sequence[int | None]) -> None:
+        """Reseed the streams at ``indices``; their queues are emptied."""
+        fresh = [index for index in indices if seeds[index] is not None or not self.seeded[index]]
+        super().seed(indices, seeds)
+        if fresh:
+            self._next[fresh] = self._length[fresh] = 0
+            self._increments = None
+
+    def _top_up(self) -> None:
+        """Append ``ahead`` outputs to every queue holding fewer than ``2 * ahead`` values."""
+        pending = self._length - self._next
+        rows = np.flatnonzero(pending < 2 * self.ahead)
+        if self._increments is None:
+            self._increments = multiply_128(
+                self._inc_high[:, None], self._inc_low[:, None], *_halves(self._factors)
+            )
+        increment_high, increment_low = self._increments
+        high, low = multiply_128(
+            self._high[rows][:, None], self._low[rows][:, None], *self._multipliers
+        )
+        low += increment_low[rows]
+        high += increment_high[rows]
+        high += low < increment_low[rows]
+        outputs = pcg64_output(high, low)
+        fresh = np.empty((len(rows), 2 * self.ahead), dtype=np.uint64)
+        fresh[:, 0::2] = outputs & _LOW_32
+        fresh[:, 1::2] = outputs >> _32
+        # The pending values move to the front, the fresh ones follow them.
+        kept = pending[rows][:, None]
+        columns = self._columns[None]
+        last = 4 * self.ahead - 1
+        old = np.take_along_axis(
+            self._values[rows], np.minimum(self._next[rows][:, None] + columns, last), axis=1
+        )
+        new = np.take_along_axis(fresh, np.clip(columns - kept, 0, 2 * self.ahead - 1), axis=1)
+        self._values[rows] = np.where(columns < kept, old, new)
+        self._next[rows] = 0
+        self._length[rows] = pending[rows] + 2 * self.ahead
+        self._high[rows], self._low[rows] = high[:, -1], low[:, -1]
+
+    def _take32(self, rows: np.ndarray) -> np.ndarray:
+        positions = self._next[rows]
+        if (positions >= self._length[rows]).any():
+            self._top_up()
+            positions = self._next[rows]
+        self._next[rows] = positions + 1
+        return self._values[rows, positions]
+
+    def bounded(self, rows: np.ndarray, n: int) -> np.ndarray:
+        """Draw an integer in ``[0, n)`` from each stream in ``rows``, as ``integers(0, n)``."""
+        rows = np.asarray(rows)
+        span = np.uint64(n)
+        product = self._take32(rows) * span
+        threshold = np.uint64((2**32 - n) % n)
+        redraw = (product & _LOW_32) < threshold
+        while redraw.any():
+            again = np.flatnonzero(redraw)
+            product[again] = self._take32(rows[again]) * span
+            redraw[again] = (product[again] & _LOW_32) < threshold
+        return (product >> _32).astype(np.int64)
+
+    def doubles(self, rows: np.ndarray) -> np.ndarray:
+        """Not offered: these streams serve envs that draw only bounded integers.
+
+        Raises:
+            NotImplementedError: always.
+        """
+        raise NotImplementedError("BufferedIntegerStreams draws bounded integers only.")
+
+    @property
+    def generators(self) -> tuple[np.random.Generator | None, ...]:
+        """Each stream as a Generator positioned at its next draw (a snapshot).
+
+        The state is the queue's end state stepped back over the outputs not yet handed
+        out (the LCG is invertible); an odd number pending means a held upper half.
+        """
+        snapshots: list[np.random.Generator | None] = []
+        increments = join_state(self._inc_high, self._inc_low)
+        ends = join_state(self._high, self._low)
+        for index in range(self.num_envs):
+            if not self.seeded[index]:
+                snapshots.append(None)
+                continue
+            pending = int(self._length[index] - self._next[index])
+            state = ends[index]
+            for _ in range(pending // 2):
+                state = ((state - increments[index]) * _INVERSE) % 2**128
+            held = pending % 2
+            bit_generator = np.random.PCG64()
+            bit_generator.state = {
+                "bit_generator": "PCG64",
+                "state": {"state": state, "inc": increments[index]},
+                "has_uint32": held,
+                "uinteger": int(self._values[index, self._next[index]]) if held else 0,
+            }
+            snapshots.append(np.random.Generator(bit_generator))
+        return tuple(snapshots)
+
+
+_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
+_INVERSE = pow(_MULTIPLIER, -1, 2**128)
+
+
+def _halves(numbers: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """128-bit integers as two ``uint64`` arrays, high halves and low halves."""
+    high, low, _, _ = split_state([{"state": number, "inc": 0} for number in numbers])
+    return high, low

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.toy_text._discrete import DiscreteToyTextEnv
-from palaestra.envs.toy_text._streams import TableRows, TableStreams
+from palaestra.envs.toy_text._streams import BufferedIntegerStreams, TableRows, TableStreams
 from palaestra.envs.toy_text.blackjack import DEALER_STANDS_AT, BlackjackEnv, hand_total, settle
 from palaestra.envs.toy_text.cliffwalking import CliffWalkingEnv
 from palaestra.envs.toy_text.frozen_lake import FrozenLakeEnv
@@ -473,6 +473,10 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
         super().__init__(*args, **kwargs)
         self.natural = self.single_env.natural
         self.sab = self.single_env.sab
+        if self.generators.use_arrays:  # type: ignore[attr-defined]
+            # Only cards are drawn: 32-bit values made ahead in bulk, one gather per draw.
+            self.generators = BufferedIntegerStreams(self.num_envs)  # type: ignore[assignment]
+            self._every_row = self.generators.rows()  # type: ignore[assignment]
 
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:  # noqa: D102
         if self.state is None:

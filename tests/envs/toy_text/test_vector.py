@@ -7,7 +7,7 @@ import pytest
 
 import palaestra
 from palaestra.envs.registration import load_env_creator
-from palaestra.envs.toy_text._streams import TableStreams
+from palaestra.envs.toy_text._streams import BufferedIntegerStreams, TableStreams
 from palaestra.envs.toy_text.vector import (
     BlackjackVectorEnv,
     CliffWalkingVectorEnv,
@@ -86,6 +86,33 @@ def test_large_batch_equals_sync_with_array_streams():
     native = palaestra.make_vec("FrozenLake-v1", 300)
     assert native.generators.use_arrays
     assert_same_run(sync, native, seed=9, steps=40, mode=AutoresetMode.NEXT_STEP)
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda mode: mode.value)
+def test_blackjack_with_cards_made_ahead_equals_sync(mode):
+    sync, native = make_pair("Blackjack-v1", 6, mode, {}, use_arrays=True)
+    native.generators = BufferedIntegerStreams(6, ahead=3)
+    native._every_row = native.generators.rows()
+    assert_same_run(sync, native, seed=11, steps=150, mode=mode)
+
+
+def test_large_blackjack_batch_makes_cards_ahead_and_equals_sync():
+    sync = palaestra.make_vec("Blackjack-v1", 100, vectorization_mode="sync")
+    native = palaestra.make_vec("Blackjack-v1", 100)
+    assert isinstance(native.generators, BufferedIntegerStreams)
+    assert_same_run(sync, native, seed=2, steps=30, mode=AutoresetMode.NEXT_STEP)
+
+
+def test_cards_made_ahead_snapshot_continues_as_the_generator():
+    streams = BufferedIntegerStreams(2, ahead=2)
+    streams.seed(np.arange(2), [7, 8])
+    single = np.random.default_rng(8)
+    for n in (13, 4, 13):
+        assert int(streams.bounded(np.arange(2), n)[1]) == int(single.integers(0, n))
+    assert (
+        streams.generators[1].integers(0, 13, size=6).tolist()
+        == single.integers(0, 13, size=6).tolist()
+    )
 
 
 def test_np_random_snapshots_continue_as_the_sub_envs_generators():
