@@ -42,6 +42,12 @@ class AntEnv(ant_v5.AntEnv):
         exclude_current_positions_from_observation: leave x and y out of observations.
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
 
+    Example:
+        >>> env = AntEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
+
     Raises:
         OSError: if ``xml_file`` does not exist.
     """

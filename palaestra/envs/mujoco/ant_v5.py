@@ -48,6 +48,12 @@ class AntEnv(MujocoTaskEnv):
             (``render_mode``, ``width``, ``height``, ``camera_id``, ``camera_name``,
             ``max_geom``, ``visual_options``).
 
+    Example:
+        >>> env = AntEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
+
     Raises:
         OSError: if ``xml_file`` does not exist.
     """

@@ -25,6 +25,12 @@ class HalfCheetahEnv(half_cheetah_v5.HalfCheetahEnv):
         reset_noise_scale: scale of the initial-state noise.
         exclude_current_positions_from_observation: leave x out of observations.
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+
+    Example:
+        >>> env = HalfCheetahEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 20}

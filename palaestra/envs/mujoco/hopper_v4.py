@@ -30,6 +30,12 @@ class HopperEnv(PlanarWalkerV4, hopper_v5.HopperEnv):
         reset_noise_scale: scale of the initial-state noise.
         exclude_current_positions_from_observation: leave x out of observations.
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+
+    Example:
+        >>> env = HopperEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
     """
 
     def __init__(

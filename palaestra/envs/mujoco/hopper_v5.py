@@ -46,6 +46,12 @@ class HopperEnv(PlanarWalkerEnv):
         exclude_current_positions_from_observation: leave x out of observations.
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
 
+    Example:
+        >>> env = HopperEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
+
     Raises:
         OSError: if ``xml_file`` does not exist.
     """

@@ -25,6 +25,12 @@ class HumanoidStandupEnv(humanoidstandup_v5.HumanoidStandupEnv):
 
     Args:
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+
+    Example:
+        >>> env = HumanoidStandupEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 67}

@@ -48,6 +48,12 @@ class HumanoidStandupEnv(HumanoidBaseEnv):
         include_cfrc_ext_in_observation: include the contact forces.
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
 
+    Example:
+        >>> env = HumanoidStandupEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
+
     Raises:
         OSError: if ``xml_file`` does not exist.
     """

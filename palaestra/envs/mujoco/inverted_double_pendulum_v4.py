@@ -30,6 +30,12 @@ class InvertedDoublePendulumEnv(inverted_double_pendulum_v5.InvertedDoublePendul
 
     Args:
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+
+    Example:
+        >>> env = InvertedDoublePendulumEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 20}

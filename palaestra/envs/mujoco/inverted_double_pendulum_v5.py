@@ -33,6 +33,12 @@ class InvertedDoublePendulumEnv(MujocoTaskEnv):
         reset_noise_scale: scale of the initial-state noise.
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
 
+    Example:
+        >>> env = InvertedDoublePendulumEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
+
     Raises:
         OSError: if ``xml_file`` does not exist.
     """

@@ -23,6 +23,12 @@ class InvertedPendulumEnv(inverted_pendulum_v5.InvertedPendulumEnv):
 
     Args:
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+
+    Example:
+        >>> env = InvertedPendulumEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 25}

@@ -35,6 +35,12 @@ class InvertedPendulumEnv(MujocoTaskEnv):
         reset_noise_scale: scale of the initial-state noise.
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
 
+    Example:
+        >>> env = InvertedPendulumEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
+
     Raises:
         OSError: if ``xml_file`` does not exist.
     """

@@ -32,6 +32,12 @@ class PusherEnv(pusher_v5.PusherEnv):
     Args:
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
 
+    Example:
+        >>> PusherEnv()
+        Traceback (most recent call last):
+            ...
+        ImportError: `Pusher-v4` is only supported on `mujoco<3`, for more information ...
+
     Raises:
         ImportError: on MuJoCo 3 or later (with Gymnasium's message).
     """

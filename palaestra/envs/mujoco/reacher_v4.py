@@ -27,6 +27,12 @@ class ReacherEnv(reacher_v5.ReacherEnv):
 
     Args:
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+
+    Example:
+        >>> env = ReacherEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 50}

@@ -34,6 +34,12 @@ class SwimmerEnv(MujocoTaskEnv):
         exclude_current_positions_from_observation: leave x and y out of observations.
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
 
+    Example:
+        >>> env = SwimmerEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
+
     Raises:
         OSError: if ``xml_file`` does not exist.
     """

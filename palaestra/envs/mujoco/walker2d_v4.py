@@ -31,6 +31,12 @@ class Walker2dEnv(PlanarWalkerV4, walker2d_v5.Walker2dEnv):
         reset_noise_scale: scale of the initial-state noise.
         exclude_current_positions_from_observation: leave x out of observations.
         **kwargs: :class:`~palaestra.envs.mujoco.mujoco_env.MujocoEnv` arguments.
+
+    Example:
+        >>> env = Walker2dEnv()
+        >>> observation, info = env.reset(seed=0)
+        >>> observation.shape == env.observation_space.shape
+        True
     """
 
     def __init__(
