@@ -30,7 +30,10 @@ def mass_center(model: Any, data: Any) -> np.ndarray:
         >>> mass_center(model, data).shape
         (2,)
     """
-    weighted = np.einsum("b,...bj->...j", model.body_mass, data.xipos)
+    # One env's positions with Gymnasium's own subscripts (the cheaper call); a batch's
+    # rows reduce over the same body axis in the same order.
+    subscripts = "b,bj->j" if data.xipos.ndim == 2 else "b,nbj->nj"
+    weighted = np.einsum(subscripts, model.body_mass, data.xipos)
     return (weighted / model.body_mass.sum())[..., 0:2].copy()
 
 
