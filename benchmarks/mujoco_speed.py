@@ -11,6 +11,16 @@ Prints one JSON line per measurement, with ratios measured side by side in the s
 * ``single``: seconds per ``step`` of ``palaestra.make(id)`` and ``gymnasium.make(id)``,
   with ``ratio_to_gymnasium`` (below 1 is faster).
 
+EnvPool is a reference only, never a dependency. Its 1.2.5 wheel imports on this Python
+and numpy when installed with ``pip install --no-deps --target DIR envpool dm_env dm-tree
+optree`` plus ``envpool-assets`` in a second directory, with empty MyoSuite metadata files
+(``envpool/mujoco/myosuite/assets/metadata/myosuite_tasks.json`` holding ``[]`` and
+``myosuite_oracle_metadata.json`` holding ``{"version": "0", "commit": "0",
+"numpy2_broken_ids": []}``) and an empty ``envpool/atari/roms`` directory; put both
+directories on ``PYTHONPATH``. (``mjbatch`` 0.1.4 installs too, but pins ``mujoco==3.14.0``,
+whose binary cannot run beside the ``mujoco`` 4.0.0 the suite needs; MuJoCo 4.0's own
+``mujoco.batch`` is measured instead, as ``native-batch``.)
+
 Usage (from the repository root)::
 
     python benchmarks/mujoco_speed.py [--ids HalfCheetah-v5,Ant-v5,Humanoid-v5]
