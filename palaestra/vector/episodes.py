@@ -294,7 +294,9 @@ class EpisodeMasks:
     """Follow the episode boundaries of a vector env's rows from its step results.
 
     Call :meth:`reset` after every ``env.reset`` (with the ``reset_mask`` if one was given)
-    and :meth:`step` with every step's ``terminations`` and ``truncations``.
+    and :meth:`step` with every step's ``terminations`` and ``truncations``. The masks a step
+    returns are shared with the tracker (and, in ``SAME_STEP`` mode, ``starts is ends``):
+    read them, do not write into them.
 
     Args:
         num_envs: the number of rows.
@@ -310,12 +312,16 @@ class EpisodeMasks:
         [True, False]
     """
 
-    __slots__ = ("mode", "num_envs", "previous_ends")
+    __slots__ = ("_every_row", "_no_row", "mode", "num_envs", "previous_ends")
 
     def __init__(self, num_envs: int, mode: AutoresetMode | str = NEXT_STEP):
         self.num_envs = int(num_envs)
         self.mode = mode if isinstance(mode, AutoresetMode) else AutoresetMode(mode)
         self.previous_ends = np.zeros(self.num_envs, dtype=np.bool_)
+        # Handed out by every step: read-only, so that no consumer can change them for another.
+        self._every_row = np.ones(self.num_envs, dtype=np.bool_)
+        self._no_row = np.zeros(self.num_envs, dtype=np.bool_)
+        self._every_row.flags.writeable = self._no_row.flags.writeable = False
 
     @classmethod
     def of(cls, env: Any) -> EpisodeMasks:
@@ -356,11 +362,7 @@ class EpisodeMasks:
             StepMasks(starts=[False  True], valid=[ True False], ends=[ True False])
         """
         ends = np.logical_or(terminations, truncations)
+        previous, self.previous_ends = self.previous_ends, ends
         if self.mode is SAME_STEP:
-            starts, valid = ends, np.ones(self.num_envs, dtype=np.bool_)
-        elif self.mode is NEXT_STEP:
-            starts, valid = self.previous_ends, ~self.previous_ends
-        else:
-            starts, valid = np.zeros(self.num_envs, dtype=np.bool_), ~self.previous_ends
-        self.previous_ends = ends
-        return StepMasks(starts, valid, ends)
+            return StepMasks(ends, self._every_row, ends)
+        return StepMasks(previous if self.mode is NEXT_STEP else self._no_row, ~previous, ends)

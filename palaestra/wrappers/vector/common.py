@@ -154,13 +154,14 @@ class RecordEpisodeStatistics(VectorWrapper[ObsType, ActType, ObsType, ActType, 
                 f"actual type is {type(infos)}. Wrap `DictInfoToList` outside of it."
             )
         starts, valid, ends = self._masks.step(terminations, truncations)
-        self.episode_returns[valid] += rewards[valid]
-        self.episode_lengths[valid] += 1
-        if np.any(ends):
+        np.add(self.episode_returns, rewards, out=self.episode_returns, where=valid)
+        self.episode_lengths += valid
+        ended = ends.any()
+        if ended:
             self._report(ends, infos)
         # A new episode begins after this step's transition (SAME_STEP) or at this reset step
         # (NEXT_STEP), which did not count.
-        if np.any(starts):
+        if ended if starts is ends else starts.any():
             self.episode_returns[starts] = 0
             self.episode_lengths[starts] = 0
             self.episode_start_times[starts] = time.perf_counter()
