@@ -179,12 +179,7 @@ def _make_python_vector_env(
             "an entry point defined."
         )
 
-    def make_sub_env() -> Env:
-        sub_env = make(env_spec, **env_kwargs.copy())
-        for wrapper in wrappers:
-            sub_env = wrapper(sub_env)
-        return sub_env
-
+    make_sub_env = functools.partial(_sub_env, env_spec, dict(env_kwargs), list(wrappers))
     vector_class = SyncVectorEnv if mode is VectorizeMode.SYNC else AsyncVectorEnv
     return vector_class(env_fns=[make_sub_env] * num_envs, **vector_kwargs)
 
@@ -194,10 +189,10 @@ def _pool_native_group(env_spec: EnvSpec, env_kwargs: dict[str, Any], num_envs: 
     return make_vec(env_spec, num_envs, vectorization_mode="vector_entry_point", **env_kwargs)
 
 
-def _pool_single_env(
+def _sub_env(
     env_spec: EnvSpec, env_kwargs: dict[str, Any], wrappers: Sequence[Callable[[Env], Wrapper]]
 ) -> Env:
-    """Build one single sub-env of a pool worker (a picklable worker-side builder)."""
+    """Build one wrapped sub-env of a sync, async or pool vector env (picklable)."""
     env = make(env_spec, **env_kwargs)
     for wrapper in wrappers:
         env = wrapper(env)
@@ -236,7 +231,7 @@ def _make_pool_vector_env(
             num_envs=num_envs,
             **vector_kwargs,
         )
-    make_one = functools.partial(_pool_single_env, env_spec, dict(env_kwargs), list(wrappers))
+    make_one = functools.partial(_sub_env, env_spec, dict(env_kwargs), list(wrappers))
     return PoolVectorEnv([make_one] * num_envs, **vector_kwargs)
 
 

@@ -844,13 +844,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self, workers: Sequence[_Worker], actions: Any, ids: np.ndarray
     ) -> _Round:
         """Step, with the restarted workers taking their autoreset step (NEXT_STEP)."""
-        resetting = [w for w in workers if w.index in self._autoreset_next]
-        stepping = [w for w in workers if w.index not in self._autoreset_next]
-        if self._write_actions(actions, ids):
-            self._dispatch(stepping, Command.STEP)
-        else:
-            self._dispatch(stepping, Command.STEP_PIPED, self._piped_actions(actions, ids))
-        self._dispatch(resetting, Command.RESET, lambda w: ([None] * w.size, None))
+        resetting = self._dispatch_step(workers, actions, ids)
         round_ = self._run(list(workers), Command.STEP, payload=False)
         for worker in resetting:
             if worker in round_.restarted:
@@ -861,6 +855,23 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             self._block["terminations"][rows] = False
             self._block["truncations"][rows] = False
         return round_
+
+    def _dispatch_step(
+        self, workers: Sequence[_Worker], actions: Any, ids: np.ndarray
+    ) -> list[_Worker]:
+        """Send ``workers`` their step, or their autoreset step after a restart (NEXT_STEP).
+
+        Returns:
+            The workers sent the autoreset step (a reset) instead.
+        """
+        resetting = [w for w in workers if w.index in self._autoreset_next]
+        stepping = [w for w in workers if w.index not in self._autoreset_next]
+        if self._write_actions(actions, ids):
+            self._dispatch(stepping, Command.STEP)
+        else:
+            self._dispatch(stepping, Command.STEP_PIPED, self._piped_actions(actions, ids))
+        self._dispatch(resetting, Command.RESET, lambda w: ([None] * w.size, None))
+        return resetting
 
     def _observation_batch(self, ids: np.ndarray | None = None, workers: Any = None) -> Any:
         if self._observations_in_block:
@@ -983,14 +994,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         ids = self._checked_ids(self._last_ids if env_ids is None else env_ids)
         if self._ended is not None and self._ended[ids].any():
             raise disabled_step_error(ids[self._ended[ids]])
-        workers = self._workers_of(ids)
-        resetting = [w for w in workers if w.index in self._autoreset_next]
-        stepping = [w for w in workers if w.index not in self._autoreset_next]
-        if self._write_actions(actions, ids):
-            self._dispatch(stepping, Command.STEP)
-        else:
-            self._dispatch(stepping, Command.STEP_PIPED, self._piped_actions(actions, ids))
-        self._dispatch(resetting, Command.RESET, lambda w: ([None] * w.size, None))
+        resetting = self._dispatch_step(self._workers_of(ids), actions, ids)
         self._recv_resetting |= {w.index for w in resetting}
 
     def _checked_ids(self, env_ids: Any) -> np.ndarray:

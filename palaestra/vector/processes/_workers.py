@@ -106,20 +106,17 @@ class Workers:
         self._checks.append(_no_readiness)
         self._launch(index, context, target, name, daemon, arguments)
 
-    def replace(
-        self,
-        index: int,
-        context: Any,
-        target: Callable[..., None],
-        name: str,
-        daemon: bool,
-        arguments: Callable[[Any, Any], tuple[Any, ...]],
-    ) -> None:
-        """End worker ``index`` (if it still runs) and start a new one in its place."""
+    def replace(self, index: int, *launch: Any) -> None:
+        """End worker ``index`` (if it still runs) and start a new one in its place.
+
+        Args:
+            index: the worker to replace.
+            launch: ``context, target, name, daemon, arguments``, as for :meth:`start`.
+        """
         self.forget(index)
         stop_process(self.processes[index])
         self.failed.discard(index)
-        self._launch(index, context, target, name, daemon, arguments)
+        self._launch(index, *launch)
 
     def _launch(
         self,
