@@ -1,14 +1,12 @@
 """The vector-env contract over every built-in classic env, vectorization mode and autoreset mode.
 
 Each native, async and pool vector env is held to the contract with the sync vector env of the
-same id and mode as its reference; the sync vector env's reference is Gymnasium's. Where the
-contract finds a bug in an area being fixed elsewhere, the check is left out of the full run
-and pinned by a strict xfail below, so the xfail fails (and must go) once the bug is fixed.
+same id and mode as its reference; the sync vector env's reference is Gymnasium's. A bug the
+contract finds in an area being fixed elsewhere is pinned by marking its case
+``pytest.mark.xfail(strict=True, reason=...)``, so that the fix has to remove the mark.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import gymnasium
 import numpy as np
@@ -17,11 +15,11 @@ import pytest
 import palaestra
 from palaestra.vector import AutoresetMode
 from palaestra.vector.contract import (
-    CHECKS,
     VectorEnvContract,
     assert_same,
     check_autoreset,
     check_close,
+    check_reference,
     check_vector_env,
     rollout,
 )
@@ -33,27 +31,12 @@ CLASSIC_IDS = [
     "Pendulum-v1",
     "Acrobot-v1",
 ]
-DISCRETE_IDS = ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
 KINDS = ["vector_entry_point", "sync", "async", "pool"]
 PROCESSES = ("async", "pool")
 NUM_ENVS = 2
 MAX_STEPS = 8
 
 MODES = list(AutoresetMode)
-
-
-class Bug(NamedTuple):
-    """A contract check that fails for ``kind`` on ``ids`` x ``modes``, and why."""
-
-    kind: str
-    check: str
-    reason: str
-    ids: list[str] = CLASSIC_IDS
-    modes: list[AutoresetMode] = MODES
-
-
-# Bugs the contract finds in areas other sessions are fixing (native: batched envs; pool).
-KNOWN_BUGS: list[Bug] = []
 
 
 def make(env_id: str, kind: str, mode: AutoresetMode):
@@ -76,14 +59,6 @@ def make_gymnasium(env_id: str, mode: AutoresetMode):
     )  # fmt: skip
 
 
-def known_bugs(kind: str, env_id: str, mode: AutoresetMode) -> list[str]:
-    return [
-        bug.check
-        for bug in KNOWN_BUGS
-        if bug.kind == kind and env_id in bug.ids and mode in bug.modes
-    ]
-
-
 def contract_cases() -> list:
     """kind x id x mode; the process-backed kinds beyond CartPole are slow-marked."""
     return [
@@ -103,31 +78,12 @@ def contract_cases() -> list:
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.parametrize(("kind", "env_id", "mode"), contract_cases())
 def test_builtin_vector_envs_meet_the_contract(kind, env_id, mode):
-    skip = known_bugs(kind, env_id, mode)
     if kind == "sync":
         # Gymnasium is the reference of trajectories; our argument errors are our own.
-        check_vector_env(make(env_id, kind, mode), skip=[*skip, "reference"])
-        check_vector_env(make(env_id, kind, mode), make_gymnasium(env_id, mode), skip=["bad_input"])
+        check_vector_env(make(env_id, kind, mode))
+        check_reference(make(env_id, kind, mode), make_gymnasium(env_id, mode))
     else:
-        check_vector_env(make(env_id, kind, mode), make(env_id, "sync", mode), skip=skip)
-
-
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")
-@pytest.mark.parametrize(
-    "bug",
-    [
-        pytest.param(bug, marks=pytest.mark.xfail(strict=True, reason=bug.reason))
-        for bug in KNOWN_BUGS
-    ],
-    ids=lambda bug: f"{bug.kind}-{bug.check}",
-)
-def test_known_contract_bug(bug):
-    env_id, mode = bug.ids[0], bug.modes[0]
-    check_vector_env(
-        make(env_id, bug.kind, mode),
-        make(env_id, "sync", mode),
-        skip=[name for name in CHECKS if name != bug.check],
-    )
+        check_vector_env(make(env_id, kind, mode), make(env_id, "sync", mode))
 
 
 class Forgetful(palaestra.vector.SyncVectorEnv):
