@@ -270,24 +270,38 @@ def default_table(measured: dict[str, list[dict]]) -> list[str]:
     return [*lines, ""]
 
 
-def before_after_table(comparisons: list[tuple[str, dict, dict]], revision: str) -> list[str]:
-    """Rates before (at ``revision``) and after, per section, mode and size."""
+def before_after_table(comparisons: list[tuple[Section, dict, dict]], revision: str) -> list[str]:
+    """Rates before (at ``revision``) and after, and the change of each ratio to the reference.
+
+    The reference (a Gymnasium mode, the same code in both trees) measured in the same run
+    cancels most of the machine's load drift between the runs; the rates alone do not.
+    """
     lines = [
-        f"## Before/after: commit `{revision}` vs this tree",
+        f"## Before/after: `{revision}` vs this tree",
         "",
-        "Each section ran alternately on both trees in this session; median env-steps/s per "
-        "mode and size. The machine is shared: read changes within about ±10% as noise.",
+        "Each section ran on both trees in turn in this session; median env-steps/s per mode "
+        "and size. *Change* is that of the mode's ratio to the section's reference measured in "
+        "the same run (Gymnasium's code is the same in both trees, so it absorbs the load "
+        "drift between runs that the raw rates show); on a shared machine read changes within "
+        "about ±10% as noise.",
         "",
-        "| section | mode | N | before | after | change |",
+        "| section | mode | N | before | after | change of ratio to reference |",
         "|---|---|---:|---:|---:|---:|",
     ]
-    for title, before, after in comparisons:
+    for section, before, after in comparisons:
+        reference = section.reference
         for (mode, num_envs), rate in sorted(after.items()):
-            if (mode, num_envs) not in before:
+            if (mode, num_envs) not in before or mode == reference:
                 continue
             old = before[mode, num_envs]
-            change = f"{(rate / old - 1) * 100:+.1f}%"
-            lines.append(f"| {title} | {mode} | {num_envs} | {old:,.0f} | {rate:,.0f} | {change} |")
+            change = "-"
+            if (reference, num_envs) in before and (reference, num_envs) in after:
+                old_ratio = old / before[reference, num_envs]
+                new_ratio = rate / after[reference, num_envs]
+                change = f"{(new_ratio / old_ratio - 1) * 100:+.1f}%"
+            lines.append(
+                f"| {section.title} | {mode} | {num_envs} | {old:,.0f} | {rate:,.0f} | {change} |"
+            )
     return [*lines, ""]
 
 
@@ -324,6 +338,7 @@ def main() -> int:
         "--before", metavar="REV", help="also measure commit REV (or a source tree), in turn"
     )
     parser.add_argument("--rounds", type=int, default=2, help="runs per tree with --before")
+    parser.add_argument("--before-label", help="how the report names REV (default: REV)")
     parser.add_argument("--output", type=Path, default=HERE, help="where the report goes")
     args = parser.parse_args()
     sections = [s for s in SUITE if args.only is None or args.only in s.title]
@@ -340,7 +355,7 @@ def main() -> int:
     header_length = len(report)
     lines: list[dict] = []
     measured: dict[str, list[dict]] = {}
-    comparisons: list[tuple[str, dict, dict]] = []
+    comparisons: list[tuple[Section, dict, dict]] = []
     with tempfile.TemporaryDirectory() as scratch:
         before_root = None
         if args.before:
@@ -360,7 +375,7 @@ def main() -> int:
                         before_rounds.append(run_section(section, args.quick, before_root, shared))
                     after_rounds.append(run_section(section, args.quick))
                 results = _median_rows(after_rounds, section.reference)
-                comparisons.append((section.title, _rates(before_rounds), _rates(after_rounds)))
+                comparisons.append((section, _rates(before_rounds), _rates(after_rounds)))
             load_after = os.getloadavg()[0]
             lines += results
             measured[section.title] = results
@@ -396,7 +411,7 @@ def main() -> int:
     if any(title.startswith(DEFAULT_SECTION_PREFIX) for title in measured):
         report[header_length:header_length] = default_table(measured)
     if comparisons:
-        report += before_after_table(comparisons, args.before)
+        report += before_after_table(comparisons, args.before_label or args.before)
     args.output.mkdir(parents=True, exist_ok=True)
     (args.output / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in lines))
     (args.output / "RESULTS.md").write_text("\n".join(report))
