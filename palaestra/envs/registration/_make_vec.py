@@ -199,6 +199,10 @@ def _sub_env(
     return env
 
 
+# The name the Ray mode (palaestra.vector.ray) builds its single-env groups with.
+_pool_single_env = _sub_env
+
+
 def _make_pool_vector_env(
     env_spec: EnvSpec,
     num_envs: int,
