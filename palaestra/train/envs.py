@@ -139,8 +139,10 @@ def make_training_env(env_id: Any, config: Any, num_envs: int | None = None, **k
     Args:
         env_id: a registered env id (``"module:Env-v0"`` imports ``module`` first), a
             vector env or a single env.
-        config: an object with ``num_envs``, ``normalize_observation``, ``normalize_reward``,
-            ``gamma`` and ``window`` attributes (e.g. a ``PPOConfig``); with a true
+        config: an object with ``num_envs``, ``normalize_observation`` (applied to float
+            ``Box`` observations only: not to images, integers or ``Dict``/``Tuple`` spaces),
+            ``normalize_reward``, ``gamma`` and ``window`` attributes (e.g. a ``PPOConfig``);
+            with a true
             ``diagnostics`` attribute the sub-envs are checked by a ``DiagnosticsWrapper``.
         num_envs: overrides ``config.num_envs``.
         **kwargs: passed to the env constructor.
@@ -170,11 +172,18 @@ def make_training_env(env_id: Any, config: Any, num_envs: int | None = None, **k
 
         envs = DiagnosticsWrapper(envs, step_timeout=config.step_timeout)
     envs = EpisodeTracker(envs, window=config.window)
-    if config.normalize_observation:
+    if config.normalize_observation and _normalizable(envs.single_observation_space):
         envs = NormalizeObservation(envs)
     if config.normalize_reward:
         envs = NormalizeReward(envs, gamma=config.gamma)
     return envs
+
+
+def _normalizable(space: Any) -> bool:
+    """Tell whether running mean/std normalization applies: float ``Box`` spaces only."""
+    if type(space).__name__ != "Box":
+        return False
+    return np.dtype(space.dtype).kind == "f"
 
 
 def normalization_state(env: Any) -> dict[str, dict[str, Any]]:

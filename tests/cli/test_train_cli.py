@@ -119,3 +119,122 @@ def test_missing_matplotlib_skips_the_plot_with_a_warning(tmp_path, monkeypatch)
         assert main(["train", "CartPole-v1", "--out", str(tmp_path), "--no-video", *TINY]) == 0
     assert not (tmp_path / "learning_curve.png").exists()
     assert (tmp_path / "model.pt").exists()
+
+
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+def test_an_invalid_device_is_one_clear_line(tmp_path, capsys):
+    # Before: --device tpu gave a 23-line torch traceback.
+    assert main(["train", "CartPole-v1", "--device", "tpu", "--out", str(tmp_path), *TINY]) == 2
+    assert "--device: Unknown device 'tpu'; use 'cpu', 'cuda'" in one_error_line(capsys)
+
+
+def test_an_out_that_is_a_file_is_one_clear_line(tmp_path, capsys):
+    # Before: FileExistsError traceback.
+    target = tmp_path / "taken"
+    target.write_text("")
+    assert main(["train", "CartPole-v1", "--out", str(target), *TINY]) == 2
+    assert "is a file, not a folder" in one_error_line(capsys)
+
+
+def test_set_overrides_a_hyper_parameter(tmp_path, capsys):
+    args = ["train", "CartPole-v1", "--out", str(tmp_path), "--no-video", *TINY]
+    assert main([*args, "--set", "learning_rate=5e-4", "--set", "n_epochs=3"]) == 0
+    from palaestra.train.checkpoint import load_state
+
+    config = load_state(tmp_path / "model.pt")["config"]
+    assert (config["learning_rate"], config["n_epochs"], config["n_steps"]) == (5e-4, 3, 32)
+
+
+def test_an_unknown_hyper_parameter_is_one_line_naming_it(tmp_path, capsys):
+    args = ["train", "CartPole-v1", "--out", str(tmp_path), "--set", "n_step=3", *TINY]
+    assert main(args) == 2
+    assert "unknown ppo hyper-parameter(s) ['n_step']; valid: num_envs" in one_error_line(capsys)
+
+
+def test_a_config_file_sets_hyper_parameters_and_set_wins(tmp_path, capsys):
+    config = tmp_path / "ppo.toml"
+    config.write_text("[hyperparameters]\nn_epochs = 2\nlearning_rate = 2e-4\n")
+    out = tmp_path / "run"
+    args = ["train", "CartPole-v1", "--out", str(out), "--no-video", "--config", str(config)]
+    assert main([*args, "--set", "n_epochs=4", *TINY]) == 0
+    from palaestra.train.checkpoint import load_state
+
+    saved = load_state(out / "model.pt")["config"]
+    assert (saved["learning_rate"], saved["n_epochs"]) == (2e-4, 4)
+
+
+def test_a_broken_config_file_is_one_line(tmp_path, capsys):
+    config = tmp_path / "bad.toml"
+    config.write_text("n_epochs = = 2\n")
+    assert main(["train", "CartPole-v1", "--config", str(config), *TINY]) == 2
+    assert "is not valid TOML" in one_error_line(capsys)
+
+
+def test_resume_continues_a_run_to_a_new_budget(tmp_path, capsys):
+    out = str(tmp_path / "run")
+    assert main(["train", "CartPole-v1", "--out", out, "--no-video", *TINY]) == 0
+    assert main(["train", "--resume", out, "--steps", "1024", "--no-progress"]) == 0
+    assert "trained ppo on CartPole-v1: 1024 steps" in capsys.readouterr().out
+
+
+def test_retraining_into_a_run_folder_needs_overwrite(trained_run, capsys):
+    assert main(["train", "CartPole-v1", "--out", str(trained_run), *TINY]) == 2
+    assert "already holds a run" in one_error_line(capsys)
+
+
+def test_eval_falls_back_to_the_newest_checkpoint(tmp_path, capsys):
+    # Before: after Ctrl-C (no model.pt) eval RUN could not run.
+    out = tmp_path / "run"
+    assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", *TINY]) == 0
+    (out / "model.pt").unlink()
+    capsys.readouterr()
+    assert main(["eval", str(out), "--episodes", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "using the newest checkpoint" in captured.err and "step_512.pt" in captured.err
+    assert captured.out.startswith("mean return over 2 episodes (deterministic): ")
+
+
+def test_eval_names_the_stochastic_mode_when_asked(trained_run, capsys):
+    # Before: eval sampled actions by default and did not say so.
+    assert main(["eval", str(trained_run), "--episodes", "2", "--stochastic"]) == 0
+    assert capsys.readouterr().out.startswith("mean return over 2 episodes (stochastic): ")
+
+
+def test_train_on_gridworld_dict_observations(tmp_path, capsys):
+    # Before: `axis 0 is out of bounds for array of dimension 0`.
+    import palaestra as gym
+    from tests.train.envs import GridWorldEnv
+
+    gym.register("GridWorldTest-v0", entry_point=GridWorldEnv, max_episode_steps=50)
+    try:
+        args = ["train", "GridWorldTest-v0", "--out", str(tmp_path), "--no-video", *TINY]
+        assert main([*args, "--set", "n_steps=32"]) == 0
+    finally:
+        gym.registry.pop("GridWorldTest-v0")
+    assert "trained ppo on GridWorldTest-v0: 512 steps" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("algo, env_id", [("dqn", "CartPole-v1"), ("sac", "Pendulum-v1")])
+def test_train_dqn_and_sac(tmp_path, capsys, algo, env_id):
+    args = ["train", env_id, "--algo", algo, "--out", str(tmp_path), "--no-video", *TINY]
+    assert main([*args, "--steps", "300", "--set", "learning_starts=100"]) == 0
+    assert main(["eval", str(tmp_path), "--episodes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"trained {algo} on {env_id}: 300 steps" in out
+
+
+def test_the_readme_first_command_writes_a_curve_and_a_checkpoint(tmp_path, capsys):
+    # Before: one evaluation dot and no checkpoint (the run stopped before the first).
+    out = tmp_path / "run"
+    assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", "--no-progress"]) == 0
+    from palaestra.train.metrics import read_metrics
+
+    evaluations = [row for row in read_metrics(out / "metrics.csv") if "eval_mean" in row]
+    assert len(evaluations) >= 3
+    assert len(list((out / "checkpoints").glob("step_*.pt"))) >= 1
+    assert (out / "learning_curve.png").is_file()
