@@ -7,6 +7,7 @@ process is left behind.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -149,7 +150,7 @@ def test_native_groups_match_sync_for_300_steps(local_ray, mode):
 @pytest.mark.parametrize("mode", MODES)
 def test_single_env_groups_match_sync_for_300_steps(local_ray, mode):
     # A wrapper needs single envs, so each actor runs a sync vector env of two.
-    wrappers = [gym.wrappers.RecordEpisodeStatistics]
+    wrappers = [functools.partial(gym.wrappers.ClipReward, min_reward=0.0, max_reward=0.5)]
     envs = gym.make_vec(
         "CartPole-v1",
         4,
@@ -234,7 +235,13 @@ def _kill_then_step_twice(envs, kill) -> list[tuple]:
     kill()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        results = [envs.step(np.zeros(4, dtype=np.int64)) for _ in range(2)]
+        results = [envs.step(np.zeros(4, dtype=np.int64))]
+        if envs.metadata["autoreset_mode"] is gym.vector.AutoresetMode.DISABLED:
+            # Truncated sub-envs must be reset before they are stepped again.
+            with pytest.raises(RuntimeError, match=r"Sub-environments \[0, 1\] were stepped"):
+                envs.step(np.zeros(4, dtype=np.int64))
+            envs.reset(options={"reset_mask": results[0][3]})
+        results.append(envs.step(np.zeros(4, dtype=np.int64)))
     assert any(
         "restarting the worker of sub-environment(s) [0, 1]" in str(w.message) for w in caught
     )
@@ -284,6 +291,11 @@ def _start_node(arguments: list[str]) -> subprocess.Popen:
 
 
 def _stop_node(process: subprocess.Popen) -> None:
+    """Stop a node started by :func:`_start_node`, then any process it left behind."""
+    try:
+        descendants = psutil.Process(process.pid).children(recursive=True)
+    except psutil.Error:
+        descendants = []
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -291,6 +303,9 @@ def _stop_node(process: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(10)
+    _, alive = psutil.wait_procs(descendants, timeout=20)
+    for leftover in alive:
+        leftover.kill()
 
 
 def _wait_for_nodes(address: str, count: int, seconds: float = 90.0) -> None:

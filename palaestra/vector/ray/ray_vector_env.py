@@ -25,6 +25,7 @@ import numpy as np
 
 from palaestra.error import ClosedEnvironmentError, DependencyNotInstalled, WorkerError
 from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
+from palaestra.vector.episodes import disabled_step_error
 from palaestra.vector.pool._layout import join_batches, slice_batch
 from palaestra.vector.pool.pool_vector_env import _place_info
 from palaestra.vector.processes import ErrorReport, RestartBudget, rebuild_exception
@@ -193,6 +194,8 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._in_flight_command: dict[int, str] = {}
         self._autoreset_next: set[int] = set()
         self._sent_data: dict[int, Any] = {}
+        # DISABLED: sub-envs truncated by a restart, which must be reset before stepping.
+        self._must_reset: set[int] = set()
         self._last_ids: np.ndarray | None = None
         try:
             descriptions = self._start_all()
@@ -419,6 +422,8 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 info["_final_info"] = np.ones(size, dtype=np.bool_)
             elif previous is not None:
                 observations = previous
+            if self.autoreset_mode is AutoresetMode.DISABLED:
+                self._must_reset.update(group.env_indices)
         return (
             observations,
             np.zeros(size, dtype=np.float64),
@@ -572,6 +577,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 group_options = {**(options or {}), "reset_mask": mask[group.start : group.stop]}
             data[group.index] = {"seed": seeds[group.start : group.stop], "options": group_options}
         round_ = self._run("reset", data)
+        self._must_reset -= set(range(self.num_envs) if mask is None else np.flatnonzero(mask))
         info: dict[str, Any] = {}
         for index, (observations, group_info) in round_.results.items():
             group = self._groups[index]
@@ -596,6 +602,8 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._assert_usable()
         self._drain()
         self._check_actions(actions, self.num_envs)
+        if self._must_reset:
+            raise disabled_step_error(sorted(self._must_reset))
         commands, data = self._step_data(self._groups, actions, None)
         round_ = self._resolve_step(commands, data, self._gather(self._send(commands, data)))
         return self._step_batch(self._groups, round_)
