@@ -16,6 +16,7 @@ __getattr__, __dir__ = lazy_attributes(
     __name__,
     {
         "MujocoEnv": "mujoco_env",
+        "MujocoRenderer": "mujoco_rendering",
         "AntEnv": "ant_v5",
         "HalfCheetahEnv": "half_cheetah_v5",
         "HopperEnv": "hopper_v5",

@@ -13,6 +13,8 @@ from palaestra.envs.mujoco import half_cheetah_v5
 from palaestra.envs.mujoco._task import RENDER_MODES
 from palaestra.utils.ezpickle import EzPickle
 
+DEFAULT_CAMERA_CONFIG = half_cheetah_v5.DEFAULT_CAMERA_CONFIG
+
 __all__ = ["HalfCheetahEnv"]
 
 

@@ -13,6 +13,8 @@ from palaestra.envs.mujoco import hopper_v5
 from palaestra.envs.mujoco._walking_v4 import PlanarWalkerV4
 from palaestra.utils.ezpickle import EzPickle
 
+DEFAULT_CAMERA_CONFIG = hopper_v5.DEFAULT_CAMERA_CONFIG
+
 __all__ = ["HopperEnv"]
 
 

@@ -20,6 +20,8 @@ from palaestra.envs.mujoco._task import RENDER_MODES, col, flat_tail, norm, squa
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
+DEFAULT_CAMERA_CONFIG = humanoid_v5.DEFAULT_CAMERA_CONFIG
+
 __all__ = ["HumanoidEnv", "mass_center"]
 
 

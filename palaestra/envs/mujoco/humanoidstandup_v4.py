@@ -17,6 +17,8 @@ from palaestra.envs.mujoco.humanoid_v4 import observe_v4
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
+DEFAULT_CAMERA_CONFIG = humanoidstandup_v5.DEFAULT_CAMERA_CONFIG
+
 __all__ = ["HumanoidStandupEnv"]
 
 

@@ -18,11 +18,7 @@ from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["InvertedDoublePendulumEnv"]
 
-DEFAULT_CAMERA_CONFIG = {
-    "trackbodyid": 0,
-    "distance": 4.1225,
-    "lookat": np.array((0.0, 0.0, 0.12250000000000005)),
-}
+DEFAULT_CAMERA_CONFIG = inverted_double_pendulum_v5.DEFAULT_CAMERA_CONFIG
 
 
 class InvertedDoublePendulumEnv(inverted_double_pendulum_v5.InvertedDoublePendulumEnv):

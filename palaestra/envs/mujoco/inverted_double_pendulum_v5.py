@@ -21,6 +21,13 @@ from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["InvertedDoublePendulumEnv"]
 
+# Gymnasium defines this camera but builds v5 with no camera configuration by default.
+DEFAULT_CAMERA_CONFIG = {
+    "trackbodyid": 0,
+    "distance": 4.1225,
+    "lookat": np.array((0.0, 0.0, 0.12250000000000005)),
+}
+
 
 class InvertedDoublePendulumEnv(MujocoTaskEnv):
     """The InvertedDoublePendulum, version 5 (Gymnasium's arguments and defaults).

@@ -15,6 +15,8 @@ from palaestra.envs.mujoco import inverted_pendulum_v5
 from palaestra.envs.mujoco._task import RENDER_MODES
 from palaestra.utils.ezpickle import EzPickle
 
+DEFAULT_CAMERA_CONFIG = inverted_pendulum_v5.DEFAULT_CAMERA_CONFIG
+
 __all__ = ["InvertedPendulumEnv"]
 
 

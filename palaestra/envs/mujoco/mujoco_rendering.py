@@ -23,7 +23,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
-__all__ = ["MujocoRenderer", "OffScreenViewer", "WindowViewer"]
+__all__ = ["BaseRender", "MujocoRenderer", "OffScreenViewer", "WindowViewer"]
 
 _RENDER_MODES = ("human", "rgb_array", "depth_array", "rgbd_tuple")
 
@@ -75,8 +75,19 @@ def _has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-class _Viewer:
-    """The scene, camera and options a viewer draws with, and its markers and overlays."""
+class BaseRender:
+    """The scene, camera and options a viewer draws with, and its markers and overlays.
+
+    Subclasses make the OpenGL context current and choose the framebuffer.
+
+    Args:
+        model: the model.
+        data: its data (read when drawing).
+        width: frame width.
+        height: frame height.
+        max_geom: the most geoms a frame draws.
+        visual_options: ``mjtVisFlag`` -> bool render flags.
+    """
 
     def __init__(
         self,
@@ -160,7 +171,7 @@ class _Viewer:
         self._overlays.clear()
 
 
-class OffScreenViewer(_Viewer):
+class OffScreenViewer(BaseRender):
     """Draws frames into an offscreen buffer and reads them back as arrays.
 
     Args:
@@ -239,7 +250,7 @@ class OffScreenViewer(_Viewer):
         self.free()
 
 
-class WindowViewer(_Viewer):
+class WindowViewer(BaseRender):
     """Shows frames in a GLFW window (``human`` mode).
 
     Args:

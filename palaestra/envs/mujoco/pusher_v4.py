@@ -19,6 +19,8 @@ import mujoco
 
 from palaestra.envs.mujoco import pusher_v5
 
+DEFAULT_CAMERA_CONFIG = {"trackbodyid": -1, "distance": 4.0}
+
 __all__ = ["PusherEnv"]
 
 

@@ -19,6 +19,8 @@ from palaestra.envs.mujoco._task import RENDER_MODES, norm, square_sum
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
+DEFAULT_CAMERA_CONFIG = reacher_v5.DEFAULT_CAMERA_CONFIG
+
 __all__ = ["ReacherEnv"]
 
 

@@ -15,6 +15,8 @@ from palaestra.envs.mujoco import walker2d_v5
 from palaestra.envs.mujoco._walking_v4 import PlanarWalkerV4
 from palaestra.utils.ezpickle import EzPickle
 
+DEFAULT_CAMERA_CONFIG = walker2d_v5.DEFAULT_CAMERA_CONFIG
+
 __all__ = ["Walker2dEnv"]
 
 
