@@ -158,7 +158,18 @@ class FromGymnasiumVector(_Forwarding, VectorEnv[Any, Any, Any]):
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Reset the Gymnasium vector env."""
+        """Reset the Gymnasium vector env.
+
+        A list of seeds ``[s, s + 1, ...]`` (what palaestra's pool and ray modes send each
+        group) is passed as ``s`` and a list of ``None`` as ``None``, since Gymnasium's
+        natively batched envs take only an int; other lists go through unchanged.
+        """
+        if isinstance(seed, (list, tuple)):
+            first = seed[0] if seed else None
+            if all(item is None for item in seed):
+                seed = None
+            elif isinstance(first, int) and list(seed) == [first + i for i in range(len(seed))]:
+                seed = first
         return self.env.reset(seed=seed, options=options)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:

@@ -120,3 +120,28 @@ def test_palaestra_make_vec_of_a_gymnasium_id_uses_gymnasiums_vector_entry_point
 def test_unknown_gymnasium_id_raises_gymnasiums_error():
     with pytest.raises(gymnasium.error.NameNotFound, match="Environment `NoSuchEnv` doesn't exist"):
         palaestra.make("gymnasium:NoSuchEnv-v0")
+
+
+def test_palaestra_async_of_a_gymnasium_id_follows_palaestra_sync():
+    envs = palaestra.make_vec("gymnasium:CartPole-v1", 2, vectorization_mode="async")
+    reference = palaestra.make_vec("CartPole-v1", 2, vectorization_mode="sync")
+
+    np.testing.assert_array_equal(envs.reset(seed=6)[0], reference.reset(seed=6)[0])
+    for step in range(30):
+        actions = np.array([step % 2, 1])
+        for got, expected in zip(envs.step(actions)[:4], reference.step(actions)[:4]):
+            np.testing.assert_array_equal(got, expected)
+    envs.close()
+
+
+def test_palaestra_pool_groups_run_gymnasiums_native_batch():
+    envs = palaestra.make_vec(
+        "gymnasium:CartPole-v1", 4, vectorization_mode="pool", vector_kwargs={"num_workers": 2}
+    )
+    group = gymnasium.make_vec("CartPole-v1", 2, vectorization_mode="vector_entry_point")
+
+    # Each worker's group of two is seeded [0, 1] -> Gymnasium's batch seeded 0, and [2, 3] -> 2.
+    observations, _ = envs.reset(seed=0)
+    np.testing.assert_array_equal(observations[:2], group.reset(seed=0)[0])
+    np.testing.assert_array_equal(observations[2:], group.reset(seed=2)[0])
+    envs.close()
