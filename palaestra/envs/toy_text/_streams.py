@@ -272,14 +272,17 @@ class BufferedIntegerStreams(TableStreams):
     def __init__(self, num_envs: int, ahead: int = 16):
         super().__init__(num_envs, use_arrays=True)
         self.ahead = ahead
-        # Queues of up to 4 * ahead values: [next, length) are pending.
-        self._values = np.zeros((num_envs, 4 * ahead), dtype=np.uint64)
+        # Ring queues of 4 * ahead values (a power of two): values [next, length), counted
+        # from each stream's first draw and taken modulo the ring size, are pending.
+        size = 1 << (4 * ahead - 1).bit_length()
+        self._mask = size - 1
+        self._values = np.zeros((num_envs, size), dtype=np.uint64)
         self._next = np.zeros(num_envs, dtype=np.int64)
         self._length = np.zeros(num_envs, dtype=np.int64)
         multipliers, self._factors = jump_constants(ahead)
         self._multipliers = tuple(half[None] for half in _halves(multipliers))
         self._increments: tuple[np.ndarray, np.ndarray] | None = None
-        self._columns = np.arange(4 * ahead)
+        self._columns = np.arange(2 * ahead)
 
     def seed(self, indices: np.ndarray, seeds: Sequence[int | None]) -> None:
         """Reseed the streams at ``indices``; their queues are emptied."""
@@ -308,17 +311,10 @@ class BufferedIntegerStreams(TableStreams):
         fresh = np.empty((len(rows), 2 * self.ahead), dtype=np.uint64)
         fresh[:, 0::2] = outputs & _LOW_32
         fresh[:, 1::2] = outputs >> _32
-        # The pending values move to the front, the fresh ones follow them.
-        kept = pending[rows][:, None]
-        columns = self._columns[None]
-        last = 4 * self.ahead - 1
-        old = np.take_along_axis(
-            self._values[rows], np.minimum(self._next[rows][:, None] + columns, last), axis=1
-        )
-        new = np.take_along_axis(fresh, np.clip(columns - kept, 0, 2 * self.ahead - 1), axis=1)
-        self._values[rows] = np.where(columns < kept, old, new)
-        self._next[rows] = 0
-        self._length[rows] = pending[rows] + 2 * self.ahead
+        # Appended after the pending values, around the ring.
+        slots = (self._length[rows][:, None] + self._columns) & self._mask
+        self._values[rows[:, None], slots] = fresh
+        self._length[rows] += 2 * self.ahead
         self._high[rows], self._low[rows] = high[:, -1], low[:, -1]
 
     def _take32(self, rows: np.ndarray) -> np.ndarray:
@@ -327,7 +323,7 @@ class BufferedIntegerStreams(TableStreams):
             self._top_up()
             positions = self._next[rows]
         self._next[rows] = positions + 1
-        return self._values[rows, positions]
+        return self._values[rows, positions & self._mask]
 
     def bounded(self, rows: np.ndarray, n: int) -> np.ndarray:
         """Draw an integer in ``[0, n)`` from each stream in ``rows``, as ``integers(0, n)``."""
@@ -341,6 +337,29 @@ class BufferedIntegerStreams(TableStreams):
             product[again] = self._take32(rows[again]) * span
             redraw[again] = (product[again] & _LOW_32) < threshold
         return (product >> _32).astype(np.int64)
+
+    def bounded_sequence(self, rows: np.ndarray, spans: Sequence[int]) -> np.ndarray:
+        """Draw ``len(spans)`` integers per stream, column ``j`` in ``[0, spans[j])``, in order.
+
+        The same draws as one :meth:`bounded` call per span, taken in one gather; a row
+        with a (rare) rejected draw is redrawn that way.
+        """
+        rows = np.asarray(rows)
+        count = len(spans)
+        if (self._length[rows] - self._next[rows] < count).any():
+            self._top_up()
+        positions = (self._next[rows][:, None] + np.arange(count)) & self._mask
+        spans_array = np.asarray(spans, dtype=np.uint64)
+        products = self._values[rows[:, None], positions] * spans_array
+        thresholds = np.array([(2**32 - n) % n for n in spans], dtype=np.uint64)
+        rejected = ((products & _LOW_32) < thresholds).any(axis=1)
+        self._next[rows] += count
+        draws = (products >> _32).astype(np.int64)
+        if rejected.any():
+            again = rows[rejected]
+            self._next[again] -= count
+            draws[rejected] = np.stack([self.bounded(again, n) for n in spans], axis=1)
+        return draws
 
     def doubles(self, rows: np.ndarray) -> np.ndarray:
         """Not offered: these streams serve envs that draw only bounded integers.
@@ -374,7 +393,7 @@ class BufferedIntegerStreams(TableStreams):
                 "bit_generator": "PCG64",
                 "state": {"state": state, "inc": increments[index]},
                 "has_uint32": held,
-                "uinteger": int(self._values[index, self._next[index]]) if held else 0,
+                "uinteger": int(self._values[index, self._next[index] & self._mask]) if held else 0,
             }
             snapshots.append(np.random.Generator(bit_generator))
         return tuple(snapshots)

@@ -480,7 +480,7 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
 
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:  # noqa: D102
         if self.state is None:
-            self.state = np.zeros((self.num_envs, 9), dtype=np.int64)
+            self.state = np.zeros((self.num_envs, 9), dtype=np.int64, order="F")
             self._observations = np.zeros((self.num_envs, 3), dtype=np.int64)
         return super().reset(seed=seed, options=options)
 
@@ -492,7 +492,14 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
         indices = rows.indices
         if not self.generators.use_arrays:  # type: ignore[attr-defined]
             return self._deal_one_by_one(indices)
-        dealt = [self._cards(indices) for _ in range(4)]
+        streams = self.generators
+        if isinstance(streams, BufferedIntegerStreams):
+            # Four cards and the suit in one gather.
+            draws = streams.bounded_sequence(indices, (13, 13, 13, 13, 4))
+            dealt, suits = list(_DECK[draws[:, :4]].T), draws[:, 4]
+        else:
+            dealt = [self._cards(indices) for _ in range(4)]
+            suits = rows.bounded(4)
         states = np.zeros((count, 9), dtype=np.int64)
         states[:, _D_RAW] = dealt[0] + dealt[1]
         states[:, _D_ACE] = (dealt[0] == 1) | (dealt[1] == 1)
@@ -501,7 +508,7 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
         states[:, _P_RAW] = dealt[2] + dealt[3]
         states[:, _P_ACE] = (dealt[2] == 1) | (dealt[3] == 1)
         states[:, _P_CARDS] = 2
-        states[:, _SUIT] = rows.bounded(4)
+        states[:, _SUIT] = suits
         tens = np.flatnonzero(dealt[0] == 10)
         if len(tens):
             states[tens, _RANK] = self.generators.bounded(indices[tens], 3)  # type: ignore[attr-defined]
@@ -583,7 +590,10 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
         live = self.live_rows()
         if not self.generators.use_arrays:  # type: ignore[attr-defined]
             return self._play_one_by_one(states, actions, rows, live)
-        states = states.copy()
+        # Column-major: each hand component is a contiguous column, indexed by 1-D rows.
+        states = np.asfortranarray(states.copy())
+        p_raw, p_ace, p_cards, d_raw, d_ace, d_cards = (states[:, column] for column in range(6))
+        streams = rows.indices
         rewards = np.zeros(len(states))
         terminations = np.ones(len(states), dtype=np.bool_)
         if live is not None:
@@ -593,42 +603,35 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
             actions = masked
         hitting = np.flatnonzero(actions == 1)
         if len(hitting):
-            card = self._cards(rows.indices[hitting])
-            states[hitting, _P_RAW] += card
-            states[hitting, _P_ACE] |= card == 1
-            states[hitting, _P_CARDS] += 1
-            total, _ = hand_total(states[hitting, _P_RAW], states[hitting, _P_ACE].astype(np.bool_))
-            bust = total > 21
+            card = self._cards(streams[hitting])
+            p_raw[hitting] += card
+            p_ace[hitting] |= card == 1
+            p_cards[hitting] += 1
+            bust = hand_total(p_raw[hitting], p_ace[hitting] == 1)[0] > 21
             terminations[hitting] = bust
-            rewards[hitting] = np.where(bust, -1.0, 0.0)
+            rewards[hitting] = -1.0 * bust
         sticking = np.flatnonzero(actions == 0)
         if len(sticking):
             drawing = sticking
             while len(drawing):
-                total, _ = hand_total(
-                    states[drawing, _D_RAW], states[drawing, _D_ACE].astype(np.bool_)
-                )
+                total = hand_total(d_raw[drawing], d_ace[drawing] == 1)[0]
                 drawing = drawing[total < DEALER_STANDS_AT]
                 if not len(drawing):
                     break
-                card = self._cards(rows.indices[drawing])
-                states[drawing, _D_RAW] += card
-                states[drawing, _D_ACE] |= card == 1
-                states[drawing, _D_CARDS] += 1
-            hands = states[sticking]
-            player, _ = hand_total(hands[:, _P_RAW], hands[:, _P_ACE].astype(np.bool_))
-            dealer, _ = hand_total(hands[:, _D_RAW], hands[:, _D_ACE].astype(np.bool_))
-            player_natural = (
-                (hands[:, _P_CARDS] == 2) & (hands[:, _P_ACE] == 1) & (hands[:, _P_RAW] == 11)
-            )
-            dealer_natural = (
-                (hands[:, _D_CARDS] == 2) & (hands[:, _D_ACE] == 1) & (hands[:, _D_RAW] == 11)
-            )
+                card = self._cards(streams[drawing])
+                d_raw[drawing] += card
+                d_ace[drawing] |= card == 1
+                d_cards[drawing] += 1
+            player = hand_total(p_raw[sticking], p_ace[sticking] == 1)[0]
+            dealer = hand_total(d_raw[sticking], d_ace[sticking] == 1)[0]
+            naturals = [
+                (cards[sticking] == 2) & (ace[sticking] == 1) & (raw[sticking] == 11)
+                for raw, ace, cards in ((p_raw, p_ace, p_cards), (d_raw, d_ace, d_cards))
+            ]
             rewards[sticking] = settle(
                 np.where(player > 21, 0, player),
                 np.where(dealer > 21, 0, dealer),
-                player_natural,
-                dealer_natural,
+                *naturals,
                 self.natural,
                 self.sab,
             )
