@@ -92,6 +92,17 @@ def gymnasium():
     return module
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _mujoco_warnings_as_python_warnings():
+    """MuJoCo's warnings (e.g. Gymnasium's cheetah model compiling a deprecated attribute)
+    become Python warnings instead of lines appended to ./MUJOCO_LOG.TXT."""
+    mujoco = pytest.importorskip("mujoco")
+    previous = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(lambda message: warnings.warn(f"MuJoCo: {message}", stacklevel=1))
+    yield
+    mujoco.set_mju_user_warning(previous)
+
+
 @pytest.fixture(autouse=True)
 def _quiet_deprecations():
     """v4 ids warn that they are out of date, in Gymnasium and here alike."""
