@@ -677,6 +677,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
     def _reset_restarted(self, worker: _Worker, round_: _Round) -> None:
         """Reset a restarted worker's group (SAME_STEP and DISABLED restarts)."""
         inner = _Round()
+        inner.infos = round_.infos  # the reset's infos land in the step's, at the group's rows
         self._dispatch([worker], Command.RESET, lambda _: ([None] * worker.size, None))
         self._wait([worker], inner, None)
         self._collect(inner, Command.RESET)
@@ -685,8 +686,6 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         if inner.argument_errors:
             worker, report = inner.argument_errors[0]
             raise self._exception(_Failure(worker, "raised an exception", report))
-        for key, value in inner.infos.items():
-            round_.infos.setdefault(key, value)
 
     def _previous_observations(self, worker: _Worker) -> Any:
         rows = slice(worker.start, worker.stop)
