@@ -142,8 +142,8 @@ def make_training_env(env_id: Any, config: Any, num_envs: int | None = None, **k
         config: an object with ``num_envs``, ``normalize_observation`` (applied to float
             ``Box`` observations only: not to images, integers or ``Dict``/``Tuple`` spaces),
             ``normalize_reward``, ``gamma`` and ``window`` attributes (e.g. a ``PPOConfig``);
-            with a true
-            ``diagnostics`` attribute the sub-envs are checked by a ``DiagnosticsWrapper``.
+            with a true ``diagnostics`` attribute (or a ``step_timeout``) the sub-envs are
+            checked by a ``DiagnosticsWrapper``.
         num_envs: overrides ``config.num_envs``.
         **kwargs: passed to the env constructor.
 

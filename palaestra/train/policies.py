@@ -9,8 +9,9 @@ or tuple of tensors for ``Dict``/``Tuple`` spaces, image batches as ``uint8``):
   ``entropy`` and ``value`` have shape ``(batch,)``;
 - ``get_value(obs) -> value`` of shape ``(batch,)``;
 - optionally ``get_action(obs, deterministic=False)`` (used by ``predict``; without it the
-  action is always sampled) and ``to_env(action) -> np.ndarray`` (without it actions are
-  converted with :func:`default_to_env`).
+  action is always sampled), ``act_with_value(obs) -> (action, log_prob, value)`` (a
+  cheaper sample while collecting rollouts) and ``to_env(action) -> np.ndarray`` (without it
+  actions are converted with :func:`default_to_env`).
 
 The shipped policies are :class:`ActorCriticPolicy` built by :func:`make_policy` under three
 names: ``"MlpPolicy"`` (flattened observations), ``"CnnPolicy"`` (image observations,
@@ -269,6 +270,15 @@ class ActorCriticPolicy(nn.Module):
             action, _ = self.head.sample(out)
         log_prob, entropy = self.head.log_prob_entropy(out, action)
         return action, log_prob, entropy, value
+
+    def act_with_value(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Sample for a rollout: ``(action, log_prob, value)``, skipping the entropy.
+
+        PPO uses it, when a policy has it, instead of ``get_action_and_value`` while acting.
+        """
+        features = self.extractor(obs)
+        action, log_prob = self.head.sample(self.actor(features))
+        return action, log_prob, self.critic(features).squeeze(-1)
 
     def get_action(self, obs: Any, deterministic: bool = False) -> torch.Tensor:
         """Return the most likely action (``deterministic``) or a sampled one."""

@@ -496,12 +496,16 @@ class PPO:
             actions, _ = self.head.sample(self.model.actor(obs))
         return actions.cpu().numpy(), self.head.to_env(actions)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def _act_autograd(self, t: int, observations: Any) -> np.ndarray:
         buffer = self.buffer
         write_at(buffer.observations, t, observations)
         obs = observations_to_tensor(observations, self.device)
-        action, log_prob, _, value = self.policy.get_action_and_value(obs)
+        act_with_value = getattr(self.policy, "act_with_value", None)
+        if callable(act_with_value):
+            action, log_prob, value = act_with_value(obs)
+        else:
+            action, log_prob, _, value = self.policy.get_action_and_value(obs)
         if not self._actions_allocated:
             dtype = np.int64 if not action.is_floating_point() else np.float32
             buffer.actions = np.zeros((buffer.n_steps, *action.shape), dtype=dtype)
