@@ -36,7 +36,14 @@ def reject_mask_and_probability(mask: Any, probability: Any) -> None:
         )
 
 
-def check_array(value: Any, name: str, dtype: type, shape: tuple[int, ...]) -> None:
+def check_array(
+    value: Any,
+    name: str,
+    dtype: type,
+    shape: tuple[int, ...],
+    label: str | None = None,
+    show_value_as_shape: bool = False,
+) -> None:
     """Check that ``value`` is a numpy array of the given dtype and shape.
 
     Args:
@@ -44,6 +51,9 @@ def check_array(value: Any, name: str, dtype: type, shape: tuple[int, ...]) -> N
         name: how to call it in the error (``"mask"`` or ``"probability"``).
         dtype: the required dtype (``np.int8`` for masks, ``np.float64`` for probabilities).
         shape: the required shape.
+        label: the words naming the argument (``"sample mask"`` unless given).
+        show_value_as_shape: print the array itself as the actual shape (Gymnasium's
+            ``MultiBinary`` wording, kept so code matching that text still matches).
 
     Raises:
         AssertionError: naming what was expected and what was given.
@@ -51,22 +61,24 @@ def check_array(value: Any, name: str, dtype: type, shape: tuple[int, ...]) -> N
     Example:
         >>> check_array(np.zeros(3, dtype=np.int8), "mask", np.int8, (3,))
     """
+    label = f"sample {name}" if label is None else label
     require(
         isinstance(value, np.ndarray),
-        f"The expected type of the sample {name} is np.ndarray, actual type: {type(value)}",
+        f"The expected type of the {label} is np.ndarray, actual type: {type(value)}",
     )
     require(
         value.dtype == dtype,
-        f"The expected dtype of the sample {name} is {np.dtype(dtype)}, "
+        f"The expected dtype of the {label} is np.{np.dtype(dtype)}, "
         f"actual dtype: {value.dtype}; build it with np.array(..., dtype=np.{np.dtype(dtype)})",
     )
-    require(
-        value.shape == shape,
-        f"The expected shape of the sample {name} is {shape}, actual shape: {value.shape}",
-    )
+    if value.shape != shape:
+        shown = f"{value} (shape {value.shape})" if show_value_as_shape else f"{value.shape}"
+        raise AssertionError(f"The expected shape of the {label} is {shape}, actual shape: {shown}")
 
 
-def check_binary_mask(mask: np.ndarray) -> np.ndarray:
+def check_binary_mask(
+    mask: np.ndarray, message: str = "All values of the sample mask should be 0 or 1"
+) -> np.ndarray:
     """Check every mask entry is 0 or 1 and return the boolean array of allowed entries.
 
     Example:
@@ -76,12 +88,19 @@ def check_binary_mask(mask: np.ndarray) -> np.ndarray:
     allowed = mask == 1
     require(
         np.all(allowed | (mask == 0)),
-        f"All values of the sample mask should be 0 or 1, actual values: {mask}",
+        f"{message}, actual values: {mask}",
     )
     return allowed
 
 
-def check_probability_values(probability: np.ndarray, must_sum_to_one: bool = True) -> None:
+def check_probability_values(
+    probability: np.ndarray,
+    must_sum_to_one: bool = True,
+    messages: tuple[str, str] = (
+        "All values of the sample probability should be between 0 and 1",
+        "The sum of the sample probability should be equal to 1",
+    ),
+) -> None:
     """Check probabilities lie in ``[0, 1]`` and, if required, sum to one.
 
     Example:
@@ -89,14 +108,12 @@ def check_probability_values(probability: np.ndarray, must_sum_to_one: bool = Tr
     """
     require(
         np.all((probability >= 0) & (probability <= 1)),
-        f"All values of the sample probability should be between 0 and 1, "
-        f"actual values: {probability}",
+        f"{messages[0]}, actual values: {probability}",
     )
     if must_sum_to_one:
         require(
             np.isclose(np.sum(probability), 1),
-            f"The sum of the sample probability should be equal to 1, "
-            f"actual sum: {np.sum(probability)}",
+            f"{messages[1]}, actual sum: {np.sum(probability)}",
         )
 
 

@@ -30,26 +30,40 @@ def check_mapping_argument(value: Any, name: str, keys: Any) -> None:
         >>> check_mapping_argument({"a": None}, "mask", {"a": 1}.keys())
     """
     if not isinstance(value, dict):
-        raise AssertionError(f"Expected sample {name} to be a dict, actual type: {type(value)}")
+        raise AssertionError(
+            f"Expected sample {_mask_words(name)} to be a dict, actual type: {type(value)}"
+        )
     if value.keys() != keys:
         raise AssertionError(
-            f"Expected sample {name} keys to be same as space keys, {name} keys: "
+            f"Expected sample {_mask_words(name)} keys to be same as space keys, mask keys: "
             f"{value.keys()}, space keys: {keys}"
         )
 
 
-def check_tuple_argument(value: Any, name: str, length: int) -> None:
+def _mask_words(name: str) -> str:
+    """How Gymnasium's ``Dict`` messages call the argument: a probability is a "probability mask"."""
+    return "probability mask" if name == "probability" else name
+
+
+def check_tuple_argument(value: Any, name: str, length: int, verb: str = "to be") -> None:
     """Check a per-subspace ``mask``/``probability`` argument is a tuple of ``length`` items.
 
     Raises:
         AssertionError: naming the expected and actual type or length.
 
+    Args:
+        value: the user's argument.
+        name: ``"mask"`` or ``"probability"``.
+        length: the number of subspaces.
+        verb: the words between the name and the expectation (``Tuple`` says "to be",
+            ``OneOf`` "is", as Gymnasium's messages do).
+
     Example:
         >>> check_tuple_argument((None, None), "mask", 2)
     """
     if not isinstance(value, tuple):
-        raise AssertionError(f"Expected type of `{name}` to be tuple, actual type: {type(value)}")
+        raise AssertionError(f"Expected type of `{name}` {verb} tuple, actual type: {type(value)}")
     if len(value) != length:
         raise AssertionError(
-            f"Expected length of `{name}` to be {length}, actual length: {len(value)}"
+            f"Expected length of `{name}` {verb} {length}, actual length: {len(value)}"
         )

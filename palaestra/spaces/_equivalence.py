@@ -38,8 +38,8 @@ def is_space_dtype_shape_equiv(space_1: Space[Any], space_2: Space[Any]) -> bool
     """
     if isinstance(space_1, Space) and isinstance(space_2, Space):
         raise NotImplementedError(
-            f"`is_space_dtype_shape_equiv` doesn't support the generic space {space_1}; "
-            "register its type to support it."
+            "`check_dtype_shape_equivalence` doesn't support Generic Palaestra Spaces, "
+            f"such as {space_1}; register its type to support it."
         )
     raise TypeError(f"Expected two spaces, actual types: {type(space_1)}, {type(space_2)}")
 

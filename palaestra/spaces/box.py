@@ -79,7 +79,7 @@ def _infer_shape(low: Any, high: Any, shape: Sequence[int] | None) -> tuple[int,
         return (1,)
     raise ValueError(
         "Box shape is not specified, therefore inferred from low and high. Expected low and high "
-        f"to be np.ndarray, integer, or float. Actual types low={type(low)}, high={type(high)}"
+        f"to be np.ndarray, integer, or float.Actual types low={type(low)}, high={type(high)}"
     )
 
 
@@ -95,6 +95,10 @@ class _BoundSide:
 
     def beyond(self, value: Any, limit: float) -> Any:
         return value < limit if self.sign < 0 else value > limit
+
+    def dtype_kinds_text(self) -> str:
+        """The bound dtypes an error lists (Gymnasium's high message omits ``bool``)."""
+        return "floating, integer, or bool" if self.sign < 0 else "floating or integer"
 
     def infinity_text(self) -> str:
         return "-np.inf" if self.sign < 0 else "np.inf"
@@ -117,8 +121,7 @@ def _cast_bound(
         )
     if value.dtype.kind not in _NUMERIC_KINDS:
         raise ValueError(
-            f"Box {side.name} must be a floating, integer, or bool dtype, "
-            f"actual dtype={value.dtype}"
+            f"Box {side.name} must be a {side.dtype_kinds_text()} dtype, actual dtype={value.dtype}"
         )
     return _cast_array_bound(value, side, dtype, limit)
 
@@ -153,7 +156,7 @@ def _cast_array_bound(
     _reject_nan(value, side)
     infinite = side.is_infinite(value)
     if np.any(infinite):
-        replacement = _replace_infinity(value[infinite], side, dtype, limit)
+        replacement = _replace_infinity(value[infinite], side, dtype, limit, shown=value)
     elif value.dtype != dtype and np.any(side.beyond(value, limit)):
         raise _out_of_dtype_range(value, side, limit)
     both_float = value.dtype.kind == "f" and dtype.kind == "f"
@@ -170,14 +173,20 @@ def _cast_array_bound(
     return bound, ~infinite
 
 
-def _replace_infinity(value: Any, side: _BoundSide, dtype: np.dtype, limit: float) -> Any:
-    """Stand in the dtype's extreme value for an infinite bound where the dtype allows it."""
+def _replace_infinity(
+    value: Any, side: _BoundSide, dtype: np.dtype, limit: float, shown: Any = None
+) -> Any:
+    """Stand in the dtype's extreme value for an infinite bound where the dtype allows it.
+
+    ``shown`` is the whole bound the error prints (the infinite entries alone by default).
+    """
     if dtype.kind == "i":
         return limit
     if dtype.kind in ("u", "b"):
         raise ValueError(
             f"Box unsigned int dtype don't support `{side.infinity_text()}`, "
-            f"{side.name}={value}; use a finite bound or a signed/float dtype"
+            f"{side.name}={value if shown is None else shown}; "
+            "use a finite bound or a signed/float dtype"
         )
     return value
 

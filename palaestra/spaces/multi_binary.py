@@ -85,7 +85,7 @@ class MultiBinary(Space[npt.NDArray[np.int8]]):
         """
         reject_mask_and_probability(mask, probability)
         if mask is not None:
-            check_array(mask, "mask", np.int8, self.shape)
+            check_array(mask, "mask", np.int8, self.shape, label="mask")
             require(
                 np.all((mask == 0) | (mask == 1) | (mask == 2)),
                 f"All values of a mask should be 0, 1 or 2, actual values: {mask}",
@@ -93,7 +93,14 @@ class MultiBinary(Space[npt.NDArray[np.int8]]):
             drawn = self.np_random.integers(low=0, high=2, size=self.n, dtype=self.dtype)
             return np.where(mask == 2, drawn, mask.astype(self.dtype))
         if probability is not None:
-            check_array(probability, "probability", np.float64, self.shape)
+            check_array(
+                probability,
+                "probability",
+                np.float64,
+                self.shape,
+                label="probability",
+                show_value_as_shape=True,
+            )
             check_probability_values(probability, must_sum_to_one=False)
             return (self.np_random.random(size=self.shape) <= probability).astype(self.dtype)
         return self.np_random.integers(low=0, high=2, size=self.n, dtype=self.dtype)

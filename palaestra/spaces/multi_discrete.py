@@ -138,7 +138,7 @@ class MultiDiscrete(Space[npt.NDArray[np.integer]]):
             mask.dtype == np.int8,
             f"Expects the mask dtype to be np.int8, actual dtype: {mask.dtype}",
         )
-        allowed = check_binary_mask(mask)
+        allowed = check_binary_mask(mask, "Expects all masks values to 0 or 1")
         if not np.any(allowed):
             return 0
         return self.np_random.choice(np.flatnonzero(allowed))
@@ -148,7 +148,13 @@ class MultiDiscrete(Space[npt.NDArray[np.integer]]):
             probability.dtype == np.float64,
             f"Expects the mask dtype to be np.float64, actual dtype: {probability.dtype}",
         )
-        check_probability_values(probability)
+        check_probability_values(
+            probability,
+            messages=(
+                "Expects all masks values to be between 0 and 1",
+                "Expects the sum of all mask values to be 1",
+            ),
+        )
         possible = probability > 0
         weights = probability / np.sum(probability)
         return self.np_random.choice(np.flatnonzero(possible), p=weights[possible])

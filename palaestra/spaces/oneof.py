@@ -134,10 +134,10 @@ class OneOf(Space[tuple]):
         chosen = self.spaces[index]
         reject_mask_and_probability(mask, probability)
         if mask is not None:
-            check_tuple_argument(mask, "mask", len(self.spaces))
+            check_tuple_argument(mask, "mask", len(self.spaces), verb="is")
             return index, chosen.sample(mask=mask[index])
         if probability is not None:
-            check_tuple_argument(probability, "probability", len(self.spaces))
+            check_tuple_argument(probability, "probability", len(self.spaces), verb="is")
             return index, chosen.sample(probability=probability[index])
         return index, chosen.sample()
 

@@ -43,7 +43,7 @@ class Sequence(Space[Any]):
     ) -> None:
         if not isinstance(space, Space):
             raise TypeError(
-                "Expects the feature space to be instance of a palaestra Space, "
+                "Expects the feature space to be instance of a gym Space, "
                 f"actual type: {type(space)}"
             )
         self.feature_space = space

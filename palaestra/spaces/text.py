@@ -145,7 +145,7 @@ class Text(Space[str]):
             raise ValueError(
                 "Trying to sample with a minimum length > 0 (actual minimum length="
                 f"{self.min_length}) but the character mask is all zero meaning that no "
-                "character could be sampled; allow at least one character."
+                "character could be sampled. Allow at least one character."
             )
         return "".join(self.np_random.choice(self._char_list, size=length, p=weights))
 

@@ -359,12 +359,20 @@ def _split_flat(x: np.ndarray, subspaces: list[Space[Any]]) -> list[np.ndarray]:
     return np.split(x, np.cumsum(sizes[:-1]))
 
 
+_FORM_WORDS = {np.ndarray: "numpy arrays", tuple: "tuples", dict: "dictionary"}
+
+
 def _require_type(x: Any, expected: type, space: Space[Any]) -> None:
     if not isinstance(x, expected):
+        if expected is np.ndarray and isinstance(space, Dict):
+            raise AssertionError(
+                "x must be a numpy array when unflattening a numpy-flattenable space; "
+                f"{space} got a {type(x)}"
+            )
         what = "numpy-flattenable" if expected is np.ndarray else "not numpy-flattenable"
         raise AssertionError(
-            f"{space} is {what}. Thus, you should only unflatten {expected.__name__} for this "
-            f"space. Got a {type(x)}"
+            f"{space} is {what}. Thus, you should only unflatten {_FORM_WORDS[expected]} for "
+            f"this space. Got a {type(x)}"
         )
 
 

@@ -1,0 +1,5 @@
+"""placeholder"""
+
+from tests.errors.harness import CaseTable
+
+TABLE = CaseTable("vector_envs")

@@ -1,0 +1,60 @@
+"""Every misuse in the case tables fails (or warns) in palaestra exactly as in Gymnasium.
+
+Gymnasium 1.4 is the oracle: each case runs against both libraries, and palaestra must raise
+the same exception type, warn with the same categories, and give messages containing
+Gymnasium's text (see ``tests.errors.harness.compare`` for the precise rule and the
+normalisation). A second test proves the tables reach every raise/warn site of Gymnasium's
+modules except the commented exclusions.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import palaestra
+from tests.errors import (
+    cases_checkers,
+    cases_registration,
+    cases_spaces,
+    cases_vector_envs,
+    cases_vector_utils,
+)
+from tests.errors.exclusions import EXCLUDED
+from tests.errors.harness import compare, run_case
+from tests.errors.sites import gymnasium_sites, reached_sites
+
+gymnasium = pytest.importorskip("gymnasium")
+
+TABLES = (cases_spaces, cases_registration, cases_checkers, cases_vector_utils, cases_vector_envs)
+PARAMS = [param for table in TABLES for param in table.TABLE.params()]
+ALL_CASES = [case for table in TABLES for case in table.TABLE.cases]
+
+
+@pytest.mark.parametrize("misuse", PARAMS)
+def test_palaestra_fails_like_gymnasium(misuse):
+    theirs = run_case(misuse, gymnasium)
+    assert theirs.error is not None or theirs.warnings, "not a misuse for Gymnasium"
+    ours = run_case(misuse, palaestra)
+    assert compare(ours, theirs) == [], (
+        f"Gymnasium {theirs.describe()}\npalaestra {ours.describe()}"
+    )
+
+
+@pytest.fixture(scope="module")
+def sites():
+    return {site.name: site for site in gymnasium_sites(gymnasium)}
+
+
+@pytest.fixture(scope="module")
+def reached():
+    return reached_sites(gymnasium, ALL_CASES)
+
+
+def test_every_gymnasium_site_is_reached_or_excluded(sites, reached):
+    missing = sorted(set(sites) - reached - set(EXCLUDED))
+    assert missing == []
+
+
+def test_exclusions_name_real_sites_that_no_case_reaches(sites, reached):
+    assert sorted(set(EXCLUDED) - set(sites)) == []
+    assert sorted(set(EXCLUDED) & reached) == []
