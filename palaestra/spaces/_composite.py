@@ -41,7 +41,7 @@ def check_mapping_argument(value: Any, name: str, keys: Any) -> None:
 
 
 def _mask_words(name: str) -> str:
-    """How Gymnasium's ``Dict`` messages call the argument: a probability is a "probability mask"."""
+    """Name the argument as Gymnasium's ``Dict`` messages do ("probability mask")."""
     return "probability mask" if name == "probability" else name
 
 

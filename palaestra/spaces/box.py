@@ -97,7 +97,7 @@ class _BoundSide:
         return value < limit if self.sign < 0 else value > limit
 
     def dtype_kinds_text(self) -> str:
-        """The bound dtypes an error lists (Gymnasium's high message omits ``bool``)."""
+        """Name the dtypes a bound may have (Gymnasium's high message omits ``bool``)."""
         return "floating, integer, or bool" if self.sign < 0 else "floating or integer"
 
     def infinity_text(self) -> str:

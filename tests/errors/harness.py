@@ -65,7 +65,7 @@ def run_case(misuse: Misuse, gym: ModuleType) -> Outcome:
         try:
             misuse(gym)
             error = None
-        except Exception as e:  # noqa: BLE001 - the exception is the outcome under test
+        except Exception as e:  # the exception is the outcome under test
             error = e
     return Outcome(error, [(w.category, str(w.message)) for w in caught])
 

@@ -11,6 +11,7 @@ ran.
 from __future__ import annotations
 
 import ast
+import contextlib
 import sys
 import warnings
 from collections.abc import Iterable
@@ -108,10 +109,8 @@ def reached_sites(gymnasium: ModuleType, cases: Iterable[Misuse]) -> set[str]:
         for case in cases:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                try:
+                with contextlib.suppress(Exception):  # only the trace matters here
                     case(gymnasium)
-                except Exception:  # noqa: BLE001, S110 - only the trace matters here
-                    pass
     finally:
         sys.settrace(previous)
     reached = set()
