@@ -365,7 +365,13 @@ def main() -> int:
         for section in sections:
             load_before = os.getloadavg()[0]
             if before_root is None:
-                results = run_section(section, args.quick)
+                try:
+                    results = run_section(section, args.quick)
+                except subprocess.CalledProcessError as e:
+                    # One broken section must not cost the whole report.
+                    report += [f"## {section.title}", "", f"Failed: `{e.stderr[-500:]}`", ""]
+                    print(f"FAILED: {section.title}", flush=True)
+                    continue
             else:
                 modes = section.arguments[section.arguments.index("--modes") + 1].split(",")
                 shared = [mode for mode in modes if mode in before_modes]
