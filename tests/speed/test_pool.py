@@ -296,3 +296,10 @@ def test_set_attr_reaches_each_sub_env():
     envs.set_attr("fail_at", 1)
     assert envs.get_attr("fail_at") == (1, 1, 1, 1)
     envs.close()
+
+
+def test_a_pool_started_with_spawn_matches_sync():
+    actions = random_actions("CartPole-v1", 4, 20)
+    expected = record(gym.make_vec("CartPole-v1", 4, vectorization_mode="sync"), actions)
+    actual = record(make_pool("CartPole-v1", 4, context="spawn"), actions)
+    assert_same_trajectory(expected, actual)
