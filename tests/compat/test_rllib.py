@@ -7,8 +7,6 @@ installed next to Gymnasium 1.4 for this test).
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 import palaestra
@@ -25,7 +23,6 @@ def palaestra_cartpole(config: dict) -> object:
 
 @pytest.fixture
 def local_ray():
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     if ray.is_initialized():
         ray.shutdown()
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)

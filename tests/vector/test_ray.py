@@ -286,7 +286,6 @@ def _start_node(arguments: list[str]) -> subprocess.Popen:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        env={**os.environ, "RAY_AUTH_MODE": "disabled"},
     )
 
 
@@ -320,7 +319,6 @@ def _wait_for_nodes(address: str, count: int, seconds: float = 90.0) -> None:
             ],
             capture_output=True,
             text=True,
-            env={**os.environ, "RAY_AUTH_MODE": "disabled"},
             timeout=60,
         )
         if probe.returncode == 0 and json.loads(probe.stdout.strip().splitlines()[-1]) >= count:
@@ -365,7 +363,6 @@ def two_node_cluster():
             )
         )
         _wait_for_nodes(address, 2)
-        os.environ["RAY_AUTH_MODE"] = "disabled"
         ray.init(address=address, log_to_driver=False)
         yield address
     finally:
