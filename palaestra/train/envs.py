@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.vector import VectorEnv, VectorWrapper
+from palaestra.vector.episodes import EpisodeMasks
 
 NEXT_STEP = "NEXT_STEP"
 _AUTORESET_NAMES = {"NextStep": "NEXT_STEP", "SameStep": "SAME_STEP", "Disabled": "DISABLED"}
@@ -62,8 +63,9 @@ class EpisodeTracker(VectorWrapper):
     """Records the undiscounted return and length of every finished episode.
 
     Placed directly on the vector env (below any reward normalization) it sees raw rewards.
-    It follows ``NEXT_STEP`` autoreset: the reset step after an episode end is not counted.
-    Finished episodes are appended to :attr:`returns` and :attr:`lengths`.
+    Episode boundaries come from :class:`palaestra.vector.episodes.EpisodeMasks` for the
+    env's autoreset mode: with ``NEXT_STEP`` the reset step after an episode end is not
+    counted. Finished episodes are appended to :attr:`returns` and :attr:`lengths`.
 
     Args:
         env: the vector env.
@@ -86,21 +88,24 @@ class EpisodeTracker(VectorWrapper):
         self.episodes = 0
         self._running_return = np.zeros(self.num_envs)
         self._running_length = np.zeros(self.num_envs, dtype=np.int64)
-        self._previous_done = np.zeros(self.num_envs, dtype=bool)
+        self.masks = EpisodeMasks.of(env)
 
     def reset(self, *, seed: Any = None, options: dict | None = None) -> tuple[Any, dict]:
-        """Reset the env and forget unfinished episodes."""
-        self._running_return[:] = 0.0
-        self._running_length[:] = 0
-        self._previous_done[:] = False
+        """Reset the env and forget unfinished episodes (of the reset rows)."""
+        reset_mask = (options or {}).get("reset_mask")
+        rows = slice(None) if reset_mask is None else np.asarray(reset_mask, dtype=bool)
+        self._running_return[rows] = 0.0
+        self._running_length[rows] = 0
+        self.masks.reset(reset_mask)
         return self.env.reset(seed=seed, options=options)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict]:
         """Step the env and record the episodes that end on this step."""
         observations, rewards, terminated, truncated, info = self.env.step(actions)
-        self._running_return += rewards
-        self._running_length += ~self._previous_done
-        done = np.logical_or(terminated, truncated)
+        masks = self.masks.step(terminated, truncated)
+        self._running_return += np.where(masks.valid, rewards, 0.0)
+        self._running_length += masks.valid
+        done = masks.ends
         if done.any():
             for index in np.flatnonzero(done):
                 self.returns.append(float(self._running_return[index]))
@@ -108,7 +113,6 @@ class EpisodeTracker(VectorWrapper):
             self.episodes += int(done.sum())
             self._running_return[done] = 0.0
             self._running_length[done] = 0
-        self._previous_done = done
         return observations, rewards, terminated, truncated, info
 
 

@@ -353,9 +353,12 @@ class OffPolicyAgent:
         n = cfg.num_envs
         per_env = math.ceil(total_timesteps / n)
         if self._observations is None:
+            from palaestra.vector.episodes import EpisodeMasks
+
             observations, _ = self.env.reset(seed=cfg.seed)
             self._observations = self._flat(observations)
-            self._previous_done = np.zeros(n, dtype=bool)
+            self._masks = EpisodeMasks.of(self.env)
+            self._masks.reset()
         bar = _progress_bar(per_env * n) if progress_bar else None
         log_every = max(1, cfg.log_interval // n)
         started = time.perf_counter()
@@ -370,10 +373,8 @@ class OffPolicyAgent:
                 if check:
                     check_finite_rewards(rewards, self.num_steps)
                 next_flat = self._flat(next_obs)
-                buffer.add(
-                    observations, stored, rewards, next_flat, terminated, ~self._previous_done
-                )
-                self._previous_done = np.logical_or(terminated, truncated)
+                valid = self._masks.step(terminated, truncated).valid
+                buffer.add(observations, stored, rewards, next_flat, terminated, valid)
                 self._observations = next_flat
                 self._on_step(step)
                 if step % cfg.train_freq == 0 and self.num_steps > learning_starts:

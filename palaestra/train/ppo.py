@@ -61,6 +61,7 @@ from palaestra.train.policies import (
     make_policy,
     observations_to_tensor,
 )
+from palaestra.vector.episodes import EpisodeMasks
 
 torch = require_torch()
 F = torch.nn.functional
@@ -458,7 +459,8 @@ class PPO:
     def _reset_env(self) -> None:
         observations, _ = self.env.reset(seed=self.config.seed)
         self._observations = observations
-        self._previous_done = np.zeros(self.config.num_envs, dtype=bool)
+        self._masks = EpisodeMasks.of(self.env)
+        self._masks.reset()
 
     def _set_learning_rate(self, learning_rate: float) -> None:
         for group in self.optimizer.param_groups:
@@ -482,8 +484,8 @@ class PPO:
             buffer.rewards[t] = rewards
             buffer.terminated[t] = terminated
             buffer.truncated[t] = truncated
-            buffer.valid[t] = ~self._previous_done
-            self._previous_done = np.logical_or(terminated, truncated)
+            # The NEXT_STEP reset step after an episode end is no transition: masked out.
+            buffer.valid[t] = self._masks.step(terminated, truncated).valid
         self._observations = observations
         self.num_steps += steps * buffer.num_envs
 
