@@ -132,8 +132,8 @@ class EnvSpec:
             if callable(value):
                 raise ValueError(
                     f"Callable found in {self.id} for {key} attribute with value={value}. "
-                    "Currently, palaestra does not support serialising callables; "
-                    "register the entry point as a 'module:Attr' string instead."
+                    "Currently, palaestra does not support serialising callables. "
+                    "Register the entry point as a 'module:Attr' string instead."
                 )
         return json.dumps(fields)
 

@@ -243,7 +243,7 @@ def test_make_rejects_a_creator_that_returns_no_env():
 def test_make_points_gymnasium_envs_to_porting():
     gymnasium = pytest.importorskip("gymnasium")
     gym.register("RegTest/GymnasiumEnv-v0", entry_point=lambda: gymnasium.make("CartPole-v1"))
-    with pytest.raises(TypeError, match=re.escape("Port the class to `palaestra.Env`")):
+    with pytest.raises(TypeError, match=re.escape("port the class to `palaestra.Env`")):
         gym.make("RegTest/GymnasiumEnv-v0", disable_env_checker=True)
 
 

@@ -99,7 +99,10 @@ def test_unknown_mode_lists_the_valid_modes():
     assert valid[:3] == ["async", "sync", "vector_entry_point"]
     with pytest.raises(
         ValueError,
-        match=re.escape(f"Invalid vectorization mode: 'threads', valid modes: {valid}"),
+        match=re.escape(
+            f"Invalid vectorization mode: 'threads', valid modes: {valid[:3]}, "
+            f"and palaestra's {valid[3:]}"
+        ),
     ):
         gym.make_vec("CartPole-v1", vectorization_mode="threads")
 

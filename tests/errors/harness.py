@@ -28,11 +28,21 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # the logger's colour codes around a warn
 # Gymnasium naming itself: `gymnasium.spaces.Space`, "a gymnasium space", "Gymnasium Spaces".
 _OWN_NAME = re.compile(r"\b([Gg])ymnasium(?=\.[A-Za-z_]| [Ss]paces?\b)")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # object reprs carry a memory address
+# Prose where Gymnasium names itself as the library acting, and palaestra's wording of it.
+SELF_REFERENCES = (
+    ("Currently, Gymnasium does not support", "Currently, palaestra does not support"),
+    (
+        "Gym tried to apply the HumanRendering wrapper",
+        "palaestra tried to apply the HumanRendering wrapper",
+    ),
+)
 
 
 def normalise(text: str) -> str:
     """The message as compared: colour codes and addresses gone, self-names made palaestra's."""
     text = _ANSI.sub("", text)
+    for theirs, ours in SELF_REFERENCES:
+        text = text.replace(theirs, ours)
     text = _OWN_NAME.sub(lambda m: "Palaestra" if m[1] == "G" else "palaestra", text)
     return _ADDRESS.sub(" at 0x?", text)
 

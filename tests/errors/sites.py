@@ -1,6 +1,6 @@
 """Gymnasium's raise and warn sites, and which of them a set of cases reaches.
 
-``gymnasium_sites`` lists every ``raise``, ``assert ..., msg`` and ``logger.warn`` /
+``gymnasium_sites`` lists every ``raise``, ``assert ..., msg`` and ``logger.warn`` / ``warn`` /
 ``logger.deprecation`` / ``logger.error`` / ``warnings.warn`` call in the modules the harness
 covers, as ``"path:line"`` (path relative to the gymnasium package). ``reached_sites`` runs cases
 against Gymnasium under a trace function and reports the sites that fired: a raise or assert
@@ -50,6 +50,7 @@ _WARN_CALLS = {
     "logger.error",
     "gym.logger.warn",
     "warnings.warn",
+    "warn",  # registration.py: `from gymnasium.logger import warn`
 }
 
 

@@ -24,6 +24,7 @@ def spec(env_id: str) -> EnvSpec:
         palaestra.error.VersionNotFound: the version is newer than any registered one.
         palaestra.error.DeprecatedEnv: a newer version replaces the requested one.
         palaestra.error.Error: the id is malformed or otherwise unregistered.
+        AssertionError: the registry holds something other than an ``EnvSpec`` for the id.
 
     Example:
         >>> spec("CartPole-v1").reward_threshold
@@ -34,6 +35,11 @@ def spec(env_id: str) -> EnvSpec:
         ns, name, version = parse_env_id(env_id)
         _check_version_exists(ns, name, version)
         raise error.Error(f"No registered env with id: {env_id}")
+    if not isinstance(env_spec, EnvSpec):
+        raise AssertionError(
+            f"Expected the registry for {env_id} to be an `EnvSpec`, actual type is "
+            f"{type(env_spec)}; register envs with `register`, not by assigning to `registry`."
+        )
     return env_spec
 
 

@@ -115,8 +115,9 @@ def _instantiate(
             raise error.Error(
                 f"You passed render_mode='human' although {env_spec.id} doesn't implement "
                 "human-rendering natively. palaestra tried to apply the HumanRendering wrapper "
-                "but the environment does not accept a `render_mode` argument, which the "
-                "HumanRendering wrapper needs."
+                "but it looks like your environment is using the old rendering API, which is not "
+                "supported by the HumanRendering wrapper. Accept a `render_mode` argument in the "
+                "environment's constructor."
             ) from e
         raise TypeError(
             f"{e} was raised from the environment creator for {env_spec.id} with kwargs ({kwargs})"
@@ -126,18 +127,27 @@ def _instantiate(
     return env
 
 
+_CUSTOM_ENV_DOCS = "See https://gymnasium.farama.org/introduction/create_custom_env/ for more info."
+_OLD_GYM_BASES = ("<class 'gym.core.Env'>", "<class 'gym.core.Wrapper'>")
+
+
 def _not_an_env_message(env: Any) -> str:
+    if str(type(env).__base__) in _OLD_GYM_BASES:
+        return (
+            "Gym is incompatible with Gymnasium, please update the environment class to "
+            f"`palaestra.Env`. {_CUSTOM_ENV_DOCS}"
+        )
     module = type(env).__module__.split(".")[0]
     if module in ("gym", "gymnasium"):
         return (
             f"The environment must inherit from the palaestra.Env class, actual class: "
-            f"{type(env)} from `{module}`. Port the class to `palaestra.Env` (usually by "
-            "changing its import to `import palaestra as gym`) or wrap it with "
-            "`palaestra.compat.from_gymnasium(env)`."
+            f"{type(env)}. {_CUSTOM_ENV_DOCS} It comes from `{module}`: port the class to "
+            "`palaestra.Env` (usually by changing its import to `import palaestra as gym`) or "
+            "wrap it with `palaestra.compat.from_gymnasium(env)`."
         )
     return (
         f"The environment must inherit from the palaestra.Env class, actual class: {type(env)}. "
-        "Subclass `palaestra.Env` and implement `reset` and `step`."
+        f"{_CUSTOM_ENV_DOCS} Subclass `palaestra.Env` and implement `reset` and `step`."
     )
 
 

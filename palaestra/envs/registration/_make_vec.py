@@ -121,11 +121,13 @@ def _vectorize_mode(mode: VectorizeMode | str | None, env_spec: EnvSpec) -> Vect
         if env_spec.vector_entry_point is not None:
             return VectorizeMode.VECTOR_ENTRY_POINT
         return VectorizeMode.SYNC
+    gymnasium_modes = ("async", "sync", "vector_entry_point")
     try:
         return VectorizeMode(mode)
     except ValueError as e:
         raise ValueError(
-            f"Invalid vectorization mode: {mode!r}, valid modes: {[m.value for m in VectorizeMode]}"
+            f"Invalid vectorization mode: {mode!r}, valid modes: {list(gymnasium_modes)}, "
+            f"and palaestra's {[m.value for m in VectorizeMode if m.value not in gymnasium_modes]}"
         ) from e
 
 

@@ -153,7 +153,7 @@ def _check_versioning_is_consistent(new_spec: EnvSpec) -> None:
         raise error.RegistrationError(
             f"Can't register the unversioned environment `{new_spec.id}` when the versioned "
             f"environment `{latest.id}` of the same name already exists. Note: the default "
-            "behavior is that `palaestra.make` with the unversioned environment will return "
+            "behavior is that `gym.make` with the unversioned environment will return "
             "the latest versioned environment"
         )
 
