@@ -18,6 +18,7 @@ from palaestra.vector.contract import (
     VectorEnvContract,
     assert_same,
     check_autoreset,
+    check_bad_input,
     check_close,
     check_reference,
     check_vector_env,
@@ -84,6 +85,42 @@ def test_builtin_vector_envs_meet_the_contract(kind, env_id, mode):
         check_reference(make(env_id, kind, mode), make_gymnasium(env_id, mode))
     else:
         check_vector_env(make(env_id, kind, mode), make(env_id, "sync", mode))
+
+
+# The other families: sync against Gymnasium, native (where registered) against sync.
+TOY_TEXT_IDS = ["FrozenLake-v1", "CliffWalking-v1", "Blackjack-v1"]
+OTHER_SYNC_IDS = [*TOY_TEXT_IDS, "LunarLander-v3", "InvertedPendulum-v5"]
+OTHER_NATIVE_IDS = [*TOY_TEXT_IDS, "InvertedPendulum-v5", "Hopper-v5"]
+TOY_TEXT_TABLE_IDS = ["FrozenLake-v1", "CliffWalking-v1"]
+TOY_TEXT_BAD_ACTION_BUG = (
+    "natively batched FrozenLake/CliffWalking reject an out-of-range action with "
+    "AssertionError where the sync vector env (the single env, as Gymnasium's) raises KeyError"
+)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("mode", MODES, ids=lambda mode: mode.value)
+@pytest.mark.parametrize("env_id", OTHER_SYNC_IDS)
+def test_other_sync_vector_envs_meet_the_contract(env_id, mode):
+    check_vector_env(make(env_id, "sync", mode))
+    check_reference(make(env_id, "sync", mode), make_gymnasium(env_id, mode))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("mode", MODES, ids=lambda mode: mode.value)
+@pytest.mark.parametrize("env_id", OTHER_NATIVE_IDS)
+def test_other_native_vector_envs_meet_the_contract(env_id, mode):
+    skip = ["bad_input"] if env_id in TOY_TEXT_TABLE_IDS else []
+    check_vector_env(
+        make(env_id, "vector_entry_point", mode), make(env_id, "sync", mode), skip=skip
+    )
+
+
+@pytest.mark.xfail(strict=True, reason=TOY_TEXT_BAD_ACTION_BUG)
+@pytest.mark.parametrize("env_id", TOY_TEXT_TABLE_IDS)
+def test_native_toy_text_bad_actions_raise_the_sync_error(env_id):
+    mode = AutoresetMode.NEXT_STEP
+    check_bad_input(make(env_id, "vector_entry_point", mode), make(env_id, "sync", mode))
 
 
 class Forgetful(palaestra.vector.SyncVectorEnv):
