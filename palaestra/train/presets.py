@@ -256,11 +256,13 @@ _PRESETS: dict[tuple[str, str], Preset] = {
     ("FrozenLake8x8", "ppo"): Preset(_TOY_TEXT_PPO, 300_000),
     ("Taxi", "ppo"): Preset(_TOY_TEXT_PPO, 500_000, target=8.0),
     ("CliffWalking", "ppo"): Preset(_TOY_TEXT_PPO, 200_000, target=-13.0),
+    ("CliffWalkingSlippery", "ppo"): Preset(_TOY_TEXT_PPO, 300_000, stop_at_threshold=False),
     ("Blackjack", "ppo"): Preset(_TOY_TEXT_PPO, 200_000, stop_at_threshold=False),
     ("FrozenLake", "dqn"): Preset(_TOY_TEXT_DQN, 100_000),
     ("FrozenLake8x8", "dqn"): Preset(_TOY_TEXT_DQN, 300_000),
     ("Taxi", "dqn"): Preset(_TOY_TEXT_DQN, 500_000, target=8.0),
     ("CliffWalking", "dqn"): Preset(_TOY_TEXT_DQN, 200_000, target=-13.0),
+    ("CliffWalkingSlippery", "dqn"): Preset(_TOY_TEXT_DQN, 300_000, stop_at_threshold=False),
     ("Blackjack", "dqn"): Preset(_TOY_TEXT_DQN, 200_000, stop_at_threshold=False),
     # Box2D
     ("LunarLander", "ppo"): Preset(_BOX2D_PPO, 1_000_000),
