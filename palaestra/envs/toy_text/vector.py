@@ -186,6 +186,9 @@ class ToyTextVectorEnv(NativeVectorEnv):
             ValueError: for actions of the wrong shape or outside the action space.
             RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
         """
+        stepping_ended = len(self._ended_rows) and self.autoreset_mode is AutoresetMode.DISABLED
+        if self.one_by_one and self.state is not None and not stepping_ended:
+            return self._step_one_by_one(self._checked_actions(actions))
         restarting = self._ended_rows.copy()
         restarting_mask = self._ended.copy() if len(restarting) else None
         observations, rewards, terminations, truncations, infos = super().step(actions)
@@ -217,6 +220,111 @@ class ToyTextVectorEnv(NativeVectorEnv):
     def _public(self, observations: np.ndarray) -> Any:
         """Return the observations as the batched observation space holds them."""
         return observations
+
+    # Small batches: one sub-env at a time -------------------------------------------------
+
+    @property
+    def one_by_one(self) -> bool:
+        """Whether steps go sub-env by sub-env on Python values (small batches)."""
+        return not self.generators.use_arrays  # type: ignore[attr-defined]
+
+    def row_reset(self, row: int) -> tuple[Any, dict[str, Any]]:
+        """Draw sub-env ``row``'s initial state: ``(state, reset info)`` (one by one)."""
+        raise NotImplementedError
+
+    def row_step(self, row: int, state: Any, action: int) -> tuple[Any, float, bool, dict]:
+        """Step sub-env ``row``: ``(next state, reward, terminated, info)`` (one by one)."""
+        raise NotImplementedError
+
+    def row_observation(self, state: Any) -> Any:
+        """Return the single env's observation of one state (one by one)."""
+        return state
+
+    def _batch_infos(self, infos: list[dict[str, Any] | None]) -> dict[str, Any]:
+        """Batch per-row infos (``None``: the row supplied none) as a sync vector env does."""
+        batched: dict[str, Any] = {}
+        present = [index for index, info in enumerate(infos) if info]
+        if not present:
+            return batched
+        for key, first in infos[present[0]].items():  # type: ignore[union-attr]
+            if isinstance(first, np.ndarray):
+                values = np.zeros((self.num_envs, *first.shape), dtype=first.dtype)
+            else:
+                values = np.zeros(self.num_envs, dtype=type(first))
+            mask = np.zeros(self.num_envs, dtype=np.bool_)
+            for index in present:
+                values[index] = infos[index][key]  # type: ignore[index]
+                mask[index] = True
+            batched[key], batched[f"_{key}"] = values, mask
+        return batched
+
+    def _step_one_by_one(self, actions: np.ndarray) -> Any:
+        """Step sub-env by sub-env, with the base's time-limit and autoreset rules."""
+        mode = self.autoreset_mode
+        limit = self.max_episode_steps
+        states = self._row_states
+        elapsed = self.elapsed_steps
+        ended_before = self._ended.tolist()
+        rewards = [0.0] * self.num_envs
+        terminations = [False] * self.num_envs
+        truncations = [False] * self.num_envs
+        infos: list[dict[str, Any] | None] = [None] * self.num_envs
+        finals: dict[int, tuple[Any, dict[str, Any]]] = {}
+        for row, action in enumerate(actions.tolist()):
+            if ended_before[row]:  # NEXT_STEP: reset instead of stepping
+                states[row], infos[row] = self.row_reset(row)
+                elapsed[row] = 0
+                continue
+            states[row], rewards[row], terminations[row], infos[row] = self.row_step(
+                row, states[row], action
+            )
+            elapsed[row] += 1
+            truncations[row] = limit is not None and elapsed[row] >= limit
+            if mode is AutoresetMode.SAME_STEP and (terminations[row] or truncations[row]):
+                finals[row] = (self.row_observation(states[row]), infos[row])  # type: ignore[assignment]
+                states[row], infos[row] = self.row_reset(row)
+                elapsed[row] = 0
+        ended = np.array(terminations) | np.array(truncations)
+        if finals:
+            ended[:] = False
+        self._ended, self._ended_rows = ended, ended.nonzero()[0]
+        self.state = self._pack_states(states)
+        observations = self._pack_observations([self.row_observation(state) for state in states])
+        self._observations = observations
+        batched = self._batch_infos(infos)
+        if finals:
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            final_mask = np.zeros(self.num_envs, dtype=np.bool_)
+            for row, (observation, _) in finals.items():
+                final_obs[row], final_mask[row] = observation, True
+            final_infos = [
+                finals[row][1] if row in finals else None for row in range(self.num_envs)
+            ]
+            batched.update(
+                {
+                    "final_obs": final_obs,
+                    "_final_obs": final_mask,
+                    "final_info": self._batch_infos(final_infos),
+                    "_final_info": final_mask.copy(),
+                }
+            )
+        return (
+            self._public(observations),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminations, dtype=np.bool_),
+            np.array(truncations, dtype=np.bool_),
+            batched,
+        )
+
+    @property
+    def _row_states(self) -> list[Any]:
+        return self.state.tolist()  # type: ignore[union-attr]
+
+    def _pack_states(self, states: list[Any]) -> np.ndarray:
+        return np.array(states, dtype=np.int64)
+
+    def _pack_observations(self, observations: list[Any]) -> np.ndarray:
+        return np.array(observations, dtype=np.int64)
 
     def _public_row(self, observation: np.ndarray) -> Any:
         """One sub-env's observation as the single env returns it."""
@@ -337,6 +445,21 @@ class _TableVectorEnv(ToyTextVectorEnv):
             np.array(terminations, dtype=np.bool_),
         )
 
+    def row_reset(self, row: int) -> tuple[Any, dict[str, Any]]:
+        """Draw one initial state by bisecting the initial distribution's cumulative sums."""
+        pick = bisect_right(self._initial_list, self.generators.randoms[row]())  # type: ignore[attr-defined]
+        state = 0 if pick == len(self._initial_list) else pick
+        return state, {"prob": self.single_env.reset_probability}
+
+    def row_step(self, row: int, state: Any, action: int) -> tuple[Any, float, bool, dict]:
+        """Pick the outcome of ``action`` in ``state`` from the single env's ``P``."""
+        cumulative = self._cumulative_lists[state][action]
+        choice = bisect_right(cumulative, self.generators.randoms[row]())  # type: ignore[attr-defined]
+        p, following, reward, terminated = self.single_env.P[state][action][
+            0 if choice == len(cumulative) else choice
+        ]
+        return following, reward, terminated, {"prob": p}
+
     def step_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
         """``{"prob": the probability of each row's outcome}``."""
         if len(rows) == self.num_envs:
@@ -437,6 +560,24 @@ class TaxiVectorEnv(_TableVectorEnv):
                 following[changing] = following[changing] - following[changing] % 4 + destination
         return following, rewards, terminations
 
+    def row_reset(self, row: int) -> tuple[Any, dict[str, Any]]:
+        """Draw one initial state, then whether its passenger is fickle."""
+        state, _ = super().row_reset(row)
+        if self.fickle_passenger:
+            self.fickle[row] = self.generators.randoms[row]() < self.fickle_probability  # type: ignore[attr-defined]
+        return state, {"prob": 1.0, "action_mask": self.masks[state]}
+
+    def row_step(self, row: int, state: Any, action: int) -> tuple[Any, float, bool, dict]:
+        """Step through ``P``; a fickle passenger may then pick a new destination."""
+        following, reward, terminated, info = super().row_step(row, state, action)
+        if self.fickle[row] and (state // 4) % 5 == 4 and following // 20 != state // 20:
+            self.fickle[row] = False
+            old = state % 4
+            pick = self.generators.bounded_one(row, 3)  # type: ignore[attr-defined]
+            following = following - following % 4 + pick + (pick >= old)
+        info["action_mask"] = self.masks[following]
+        return following, reward, terminated, info
+
     def step_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
         """``{"prob": ..., "action_mask": ...}`` of each row's outcome."""
         return {**super().step_infos(rows, observations), "action_mask": self.masks[observations]}
@@ -514,6 +655,26 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
             states[tens, _RANK] = self.generators.bounded(indices[tens], 3)  # type: ignore[attr-defined]
         return states
 
+    def row_reset(self, row: int) -> tuple[Any, dict[str, Any]]:
+        """Deal one table from its Generator."""
+        return self._deal_one_by_one(np.array([row]))[0].tolist(), {}
+
+    def row_step(self, row: int, state: Any, action: int) -> tuple[Any, float, bool, dict]:
+        """Hit or stick at one table."""
+        reward, terminated = self._play_hand(state, action, row)
+        return state, reward, terminated, {}
+
+    def row_observation(self, state: Any) -> Any:
+        """``(player total, dealer face, usable ace)`` of one table."""
+        total, usable = hand_total(state[_P_RAW], bool(state[_P_ACE]))
+        return int(total), state[_D_FACE], int(usable)
+
+    def _pack_states(self, states: list[Any]) -> np.ndarray:
+        return np.array(states, dtype=np.int64, order="F").reshape(self.num_envs, 9)
+
+    def _pack_observations(self, observations: list[Any]) -> np.ndarray:
+        return np.array(observations, dtype=np.int64).reshape(self.num_envs, 3)
+
     def _deal_one_by_one(self, indices: np.ndarray) -> np.ndarray:
         """Deal from each sub-env's Generator in turn (small batches: cheaper than arrays)."""
         bounded = self.generators.bounded_one  # type: ignore[attr-defined]
@@ -531,7 +692,6 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
         self, states: np.ndarray, actions: np.ndarray, rows: TableRows, live: np.ndarray | None
     ) -> Transition:
         """Hit or stick table by table on Python ints, with the scalar rules."""
-        bounded = self.generators.bounded_one  # type: ignore[attr-defined]
         hands = states.tolist()
         rewards, terminations = [], []
         actions_list = actions.tolist()
@@ -545,38 +705,41 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
                 rewards.append(0.0)
                 terminations.append(False)
                 continue
-            if action:
-                card = _DECK_LIST[bounded(row, 13)]
-                hand[_P_RAW] += card
-                hand[_P_ACE] |= card == 1
-                hand[_P_CARDS] += 1
-                bust = hand_total(hand[_P_RAW], bool(hand[_P_ACE]))[0] > 21
-                rewards.append(-1.0 if bust else 0.0)
-                terminations.append(bust)
-                continue
-            while hand_total(hand[_D_RAW], bool(hand[_D_ACE]))[0] < DEALER_STANDS_AT:
-                card = _DECK_LIST[bounded(row, 13)]
-                hand[_D_RAW] += card
-                hand[_D_ACE] |= card == 1
-                hand[_D_CARDS] += 1
-            player = hand_total(hand[_P_RAW], bool(hand[_P_ACE]))[0]
-            dealer = hand_total(hand[_D_RAW], bool(hand[_D_ACE]))[0]
-            rewards.append(
-                settle(
-                    0 if player > 21 else player,
-                    0 if dealer > 21 else dealer,
-                    hand[_P_CARDS] == 2 and hand[_P_ACE] == 1 and hand[_P_RAW] == 11,
-                    hand[_D_CARDS] == 2 and hand[_D_ACE] == 1 and hand[_D_RAW] == 11,
-                    self.natural,
-                    self.sab,
-                )
-            )
-            terminations.append(True)
+            reward, terminated = self._play_hand(hand, action, row)
+            rewards.append(reward)
+            terminations.append(terminated)
         return (
             np.array(hands, dtype=np.int64).reshape(len(hands), 9),
             np.array(rewards),
             np.array(terminations, dtype=np.bool_),
         )
+
+    def _play_hand(self, hand: list[int], action: int, row: int) -> tuple[float, bool]:
+        """Hit or stick at one table (``hand`` is updated): ``(reward, terminated)``."""
+        bounded = self.generators.bounded_one  # type: ignore[attr-defined]
+        if action:
+            card = _DECK_LIST[bounded(row, 13)]
+            hand[_P_RAW] += card
+            hand[_P_ACE] |= card == 1
+            hand[_P_CARDS] += 1
+            bust = hand_total(hand[_P_RAW], bool(hand[_P_ACE]))[0] > 21
+            return (-1.0 if bust else 0.0), bust
+        while hand_total(hand[_D_RAW], bool(hand[_D_ACE]))[0] < DEALER_STANDS_AT:
+            card = _DECK_LIST[bounded(row, 13)]
+            hand[_D_RAW] += card
+            hand[_D_ACE] |= card == 1
+            hand[_D_CARDS] += 1
+        player = hand_total(hand[_P_RAW], bool(hand[_P_ACE]))[0]
+        dealer = hand_total(hand[_D_RAW], bool(hand[_D_ACE]))[0]
+        reward = settle(
+            0 if player > 21 else player,
+            0 if dealer > 21 else dealer,
+            hand[_P_CARDS] == 2 and hand[_P_ACE] == 1 and hand[_P_RAW] == 11,
+            hand[_D_CARDS] == 2 and hand[_D_ACE] == 1 and hand[_D_RAW] == 11,
+            self.natural,
+            self.sab,
+        )
+        return reward, True
 
     def observe(self, states: np.ndarray) -> np.ndarray:
         """Return ``(player total, dealer face, usable ace)`` rows."""
