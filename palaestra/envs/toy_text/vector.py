@@ -657,7 +657,7 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
 
     def row_reset(self, row: int) -> tuple[Any, dict[str, Any]]:
         """Deal one table from its Generator."""
-        return self._deal_one_by_one(np.array([row]))[0].tolist(), {}
+        return self._deal_hand(row), {}
 
     def row_step(self, row: int, state: Any, action: int) -> tuple[Any, float, bool, dict]:
         """Hit or stick at one table."""
@@ -674,6 +674,24 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
 
     def _pack_observations(self, observations: list[Any]) -> np.ndarray:
         return np.array(observations, dtype=np.int64).reshape(self.num_envs, 3)
+
+    def _deal_hand(self, row: int) -> list[int]:
+        """Deal one table from stream ``row``: the state row as Python ints."""
+        bounded = self.generators.bounded_one  # type: ignore[attr-defined]
+        d1, d2, p1, p2 = (_DECK_LIST[bounded(row, 13)] for _ in range(4))
+        suit = bounded(row, 4)
+        rank = bounded(row, 3) if d1 == 10 else 0
+        return [
+            p1 + p2,
+            int(p1 == 1 or p2 == 1),
+            2,
+            d1 + d2,
+            int(d1 == 1 or d2 == 1),
+            2,
+            d1,
+            suit,
+            rank,
+        ]
 
     def _deal_one_by_one(self, indices: np.ndarray) -> np.ndarray:
         """Deal from each sub-env's Generator in turn (small batches: cheaper than arrays)."""
