@@ -246,6 +246,13 @@ class ToyTextVectorEnv(NativeVectorEnv):
         present = [index for index, info in enumerate(infos) if info]
         if not present:
             return batched
+        if len(present) == self.num_envs:
+            # Every row supplied the same keys (a step's usual case): one array per key.
+            for key, first in infos[0].items():  # type: ignore[union-attr]
+                dtype = first.dtype if isinstance(first, np.ndarray) else type(first)
+                batched[key] = np.array([info[key] for info in infos], dtype=dtype)  # type: ignore[index]
+                batched[f"_{key}"] = np.ones(self.num_envs, dtype=np.bool_)
+            return batched
         for key, first in infos[present[0]].items():  # type: ignore[union-attr]
             if isinstance(first, np.ndarray):
                 values = np.zeros((self.num_envs, *first.shape), dtype=first.dtype)
@@ -263,8 +270,10 @@ class ToyTextVectorEnv(NativeVectorEnv):
         mode = self.autoreset_mode
         limit = self.max_episode_steps
         states = self._row_states
-        elapsed = self.elapsed_steps
+        elapsed = self.elapsed_steps.tolist()
         ended_before = self._ended.tolist()
+        row_step, row_reset = self.row_step, self.row_reset
+        same_step = mode is AutoresetMode.SAME_STEP
         rewards = [0.0] * self.num_envs
         terminations = [False] * self.num_envs
         truncations = [False] * self.num_envs
@@ -272,18 +281,19 @@ class ToyTextVectorEnv(NativeVectorEnv):
         finals: dict[int, tuple[Any, dict[str, Any]]] = {}
         for row, action in enumerate(actions.tolist()):
             if ended_before[row]:  # NEXT_STEP: reset instead of stepping
-                states[row], infos[row] = self.row_reset(row)
+                states[row], infos[row] = row_reset(row)
                 elapsed[row] = 0
                 continue
-            states[row], rewards[row], terminations[row], infos[row] = self.row_step(
+            states[row], rewards[row], terminations[row], infos[row] = row_step(
                 row, states[row], action
             )
             elapsed[row] += 1
             truncations[row] = limit is not None and elapsed[row] >= limit
-            if mode is AutoresetMode.SAME_STEP and (terminations[row] or truncations[row]):
+            if same_step and (terminations[row] or truncations[row]):
                 finals[row] = (self.row_observation(states[row]), infos[row])  # type: ignore[assignment]
-                states[row], infos[row] = self.row_reset(row)
+                states[row], infos[row] = row_reset(row)
                 elapsed[row] = 0
+        self.elapsed_steps = np.array(elapsed, dtype=np.int64)
         ended = np.array(terminations) | np.array(truncations)
         if finals:
             ended[:] = False
@@ -369,6 +379,7 @@ class _TableVectorEnv(ToyTextVectorEnv):
         )
         self._probabilities = np.zeros(self.num_envs)
         self._initial_list = self.initial_cumulative.tolist()
+        self._table = self.single_env.P
         # Per state and action, the cumulative probabilities of its real outcomes.
         self._cumulative_lists = [
             [[bound for bound in outcomes if bound != -np.inf] for outcomes in actions]
@@ -455,7 +466,7 @@ class _TableVectorEnv(ToyTextVectorEnv):
         """Pick the outcome of ``action`` in ``state`` from the single env's ``P``."""
         cumulative = self._cumulative_lists[state][action]
         choice = bisect_right(cumulative, self.generators.randoms[row]())  # type: ignore[attr-defined]
-        p, following, reward, terminated = self.single_env.P[state][action][
+        p, following, reward, terminated = self._table[state][action][
             0 if choice == len(cumulative) else choice
         ]
         return following, reward, terminated, {"prob": p}
