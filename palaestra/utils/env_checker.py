@@ -260,9 +260,9 @@ def check_reset_return_info_deprecation(env: Env[Any, Any]) -> None:
     """
     if "return_info" in inspect.signature(env.reset).parameters:
         logger.warn(
-            "`return_info` is deprecated as an optional argument to `reset`. `reset` should "
+            "`return_info` is deprecated as an optional argument to `reset`. `reset`should "
             "now always return `obs, info` where `obs` is an observation, and `info` is a "
-            "dictionary containing additional information."
+            "dictionarycontaining additional information."
         )
 
 

@@ -59,8 +59,11 @@ def _check_box_bounds(space: spaces.Box, space_type: str) -> None:
     """Assert the bounds of a Box have its shape; warn on empty (degenerate) ranges."""
     for bound_name in ("low", "high"):
         bound = getattr(space, bound_name)
+        # Gymnasium's wording doubles "have" for the observation high and action low bounds.
+        doubled = (space_type, bound_name) in (("observation", "high"), ("action", "low"))
         assert bound.shape == space.shape, (
-            f"The Box {space_type} space shape and {bound_name} shape have different shapes, "
+            f"The Box {space_type} space shape and {bound_name} shape have "
+            f"{'have ' if doubled else ''}different shapes, "
             f"{bound_name} shape: {bound.shape}, box shape: {space.shape}"
         )
     if np.any(space.low == space.high):
@@ -98,6 +101,11 @@ def check_space(
         TypeError: action space does not inherit from `palaestra.spaces.Space`, actual type: ...
     """
     if not isinstance(space, spaces.Space):
+        if str(type(space).__base__) == "<class 'gym.spaces.space.Space'>":
+            raise TypeError(
+                "Gym is incompatible with Gymnasium, please update the environment "
+                f"{space_type}_space to `{spaces.Space}`."
+            )
         raise TypeError(
             f"{space_type} space does not inherit from `palaestra.spaces.Space`, "
             f"actual type: {type(space)}"
@@ -146,6 +154,9 @@ env_observation_space_check = check_observation_space
 env_action_space_check = check_action_space
 
 
+_CUSTOM_ENV_DOCS = "See https://gymnasium.farama.org/introduction/create_custom_env/ for more info."
+
+
 def check_is_env(env: Any) -> None:
     """Check that ``env`` is a :class:`palaestra.Env`.
 
@@ -162,9 +173,14 @@ def check_is_env(env: Any) -> None:
         TypeError: The environment must inherit from the palaestra.Env class, ...
     """
     if not isinstance(env, Env):
+        if str(type(env).__base__) in ("<class 'gym.core.Env'>", "<class 'gym.core.Wrapper'>"):
+            raise TypeError(
+                "Gym is incompatible with Gymnasium, please update the environment class to "
+                f"`palaestra.Env`. {_CUSTOM_ENV_DOCS}"
+            )
         raise TypeError(
             "The environment must inherit from the palaestra.Env class, actual class: "
-            f"{type(env)}. Wrap a Gymnasium environment with "
+            f"{type(env)}. {_CUSTOM_ENV_DOCS} Wrap a Gymnasium environment with "
             "`palaestra.compat.from_gymnasium(env)`."
         )
 
@@ -194,8 +210,8 @@ def check_env_spaces(env: Env[Any, Any]) -> None:
     ):
         if not hasattr(env, f"{space_type}_space"):
             raise AttributeError(
-                f"The environment must specify an {space_type} space, e.g. "
-                f"`self.{space_type}_space = spaces.Box(...)` in `__init__`."
+                f"The environment must specify an {space_type} space. {_CUSTOM_ENV_DOCS} "
+                f"Set e.g. `self.{space_type}_space = spaces.Box(...)` in `__init__`."
             )
         check(getattr(env, f"{space_type}_space"))
 
@@ -461,7 +477,7 @@ def env_reset_passive_checker(env: Env[Any, Any], **kwargs: Any) -> Any:
         )
     elif len(result) != 2:
         logger.warn(
-            "The result returned by `env.reset()` should be `(obs, info)` by default, where "
+            "The result returned by `env.reset()` should be `(obs, info)` by default, , where "
             "`obs` is a observation and `info` is a dictionary containing additional "
             "information."
         )

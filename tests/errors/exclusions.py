@@ -5,8 +5,6 @@ Keys are ``"path:line"`` in the installed gymnasium 1.4.0 package (see ``tests.e
 
 EXCLUDED: dict[str, str] = {
     # ---- spaces ----
-    "spaces/utils.py:164": "flatdim's Graph branch: flatdim rejects every Graph (not "
-    "numpy-flattenable) before dispatching to it.",
     "spaces/utils.py:51": "_flat_dtype's generic branch: every built-in space has its own "
     "registration, and a custom space fails flatdim/flatten_space before reaching it.",
     "spaces/multi_discrete.py:203": "nvec entries are numpy integers after construction, so "

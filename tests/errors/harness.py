@@ -31,6 +31,8 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # object reprs carry a memory addr
 # Prose where Gymnasium names itself as the library acting, and palaestra's wording of it.
 SELF_REFERENCES = (
     ("Currently, Gymnasium does not support", "Currently, palaestra does not support"),
+    ("reset gymnasium environments using", "reset palaestra environments using"),
+    ("Current gymnasium version requires", "Current palaestra version requires"),
     (
         "Gym tried to apply the HumanRendering wrapper",
         "palaestra tried to apply the HumanRendering wrapper",

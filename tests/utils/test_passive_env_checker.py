@@ -188,7 +188,7 @@ class Plain(palaestra.Env):
 
 def test_reset_result_that_is_not_a_pair_warns():
     assert warnings_of(env_reset_passive_checker, Plain(result=(0, {}, 1))) == [
-        "The result returned by `env.reset()` should be `(obs, info)` by default, where `obs` "
+        "The result returned by `env.reset()` should be `(obs, info)` by default, , where `obs` "
         "is a observation and `info` is a dictionary containing additional information."
     ]
 
