@@ -294,12 +294,12 @@ class ToyTextVectorEnv(NativeVectorEnv):
                 states[row], infos[row] = row_reset(row)
                 elapsed[row] = 0
         self.elapsed_steps = np.array(elapsed, dtype=np.int64)
-        ended = np.array(terminations) | np.array(truncations)
-        if finals:
-            ended[:] = False
+        terminated = np.array(terminations, dtype=np.bool_)
+        truncated = np.array(truncations, dtype=np.bool_)
+        ended = np.zeros(self.num_envs, dtype=np.bool_) if finals else terminated | truncated
         self._ended, self._ended_rows = ended, ended.nonzero()[0]
         self.state = self._pack_states(states)
-        observations = self._pack_observations([self.row_observation(state) for state in states])
+        observations = self._observations_of(states)
         self._observations = observations
         batched = self._batch_infos(infos)
         if finals:
@@ -318,13 +318,8 @@ class ToyTextVectorEnv(NativeVectorEnv):
                     "_final_info": final_mask.copy(),
                 }
             )
-        return (
-            self._public(observations),
-            np.array(rewards, dtype=np.float64),
-            np.array(terminations, dtype=np.bool_),
-            np.array(truncations, dtype=np.bool_),
-            batched,
-        )
+        rewards_array = np.array(rewards, dtype=np.float64)
+        return self._public(observations), rewards_array, terminated, truncated, batched
 
     @property
     def _row_states(self) -> list[Any]:
@@ -332,6 +327,10 @@ class ToyTextVectorEnv(NativeVectorEnv):
 
     def _pack_states(self, states: list[Any]) -> np.ndarray:
         return np.array(states, dtype=np.int64)
+
+    def _observations_of(self, states: list[Any]) -> np.ndarray:
+        """Return the batched observations of the row states (finite MDPs: the states)."""
+        return self.state.copy()  # type: ignore[union-attr]
 
     def _pack_observations(self, observations: list[Any]) -> np.ndarray:
         return np.array(observations, dtype=np.int64)
@@ -685,6 +684,9 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
 
     def _pack_observations(self, observations: list[Any]) -> np.ndarray:
         return np.array(observations, dtype=np.int64).reshape(self.num_envs, 3)
+
+    def _observations_of(self, states: list[Any]) -> np.ndarray:
+        return self._pack_observations([self.row_observation(state) for state in states])
 
     def _deal_hand(self, row: int) -> list[int]:
         """Deal one table from stream ``row``: the state row as Python ints."""
