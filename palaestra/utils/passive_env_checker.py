@@ -202,7 +202,7 @@ def check_env_spaces(env: Env[Any, Any]) -> None:
         >>> check_env_spaces(Blind())
         Traceback (most recent call last):
             ...
-        AttributeError: The environment must specify an observation space. See ...$
+        AttributeError: The environment must specify an observation space. See ...
     """
     for space_type, check in (
         ("action", check_action_space),
