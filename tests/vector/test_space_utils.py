@@ -147,8 +147,12 @@ def test_batch_differing_spaces_recurses_into_dicts():
             ValueError,
             "Expected all dtypes to be equal",
         ),
-        ([Box(0, 1, (2,)), Box(0, 1, (3,))], ValueError, "Expected all Box.low shapes to be equal"),
-        ([Dict(a=Discrete(2)), Dict(b=Discrete(2))], ValueError, "Expected all Dict keys"),
+        ([Box(0, 1, (2,)), Box(0, 1, (3,))], ValueError, "Expected all Box.low shape to be equal"),
+        (
+            [Dict(a=Discrete(2)), Dict(b=Discrete(2))],
+            ValueError,
+            "Expected all Dict spaces to have the same keys",
+        ),
     ],
 )
 def test_batch_differing_spaces_rejects_incompatible_spaces(spaces, error, message):
@@ -161,7 +165,7 @@ class Custom(Space):
 
 
 def test_batch_differing_spaces_needs_a_registered_rule():
-    with pytest.raises(TypeError, match="to have a registered `batch_differing_spaces`"):
+    with pytest.raises(TypeError, match="to have a registered `batch_differing_space`"):
         batch_differing_spaces([Custom(), Custom()])
 
 
@@ -249,7 +253,7 @@ def test_shared_memory_of_one_of_with_nested_subspaces_reads_per_env_items():
 @pytest.mark.parametrize(
     ("spaces", "message"),
     [
-        ([MultiDiscrete([2, 2]), MultiDiscrete([2])], "Expected all MultiDiscrete.nvec shapes"),
+        ([MultiDiscrete([2, 2]), MultiDiscrete([2])], "Expects all MultiDiscrete.nvec shape"),
         ([MultiBinary(2), MultiBinary(3)], "Expected all MultiBinary shapes to be equal"),
         (
             [palaestra.spaces.Tuple([Discrete(2)]), palaestra.spaces.Tuple([Discrete(2)] * 2)],

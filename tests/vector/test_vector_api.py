@@ -307,7 +307,7 @@ def test_observation_mode_different_rejects_different_shapes(kind):
             self.observation_space = Box(-1, 1, shape=(3,))
 
     fns = [healthy_env, lambda: Wider(healthy_env())]
-    with pytest.raises(ValueError, match=r"Expected all Box.low shapes to be equal"):
+    with pytest.raises(ValueError, match=r"Expected all Box.low shape to be equal"):
         build(kind, fns, observation_mode="different")
 
 

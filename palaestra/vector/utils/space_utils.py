@@ -214,11 +214,12 @@ def batch_differing_spaces(spaces: SequenceOf[Space[Any]]) -> Space[Any]:
             f"{[type(space) for space in spaces]}"
         )
     if first_type not in batch_differing_spaces.registry:
+        # Gymnasium's text prints the whole dispatch registry; the function names and the
+        # registration order below are kept equal to its so that this text matches.
         raise TypeError(
-            f"Requires the Space type {first_type} to have a registered "
-            "`batch_differing_spaces`; register one with "
-            "`batch_differing_spaces.register(YourSpace)`. Current registry: "
-            f"{list(batch_differing_spaces.registry)}"
+            "Requires the Space type to have a registered `batch_differing_space`, current "
+            f"list: {batch_differing_spaces.registry}. Register {first_type} with "
+            "`batch_differing_spaces.register(YourSpace)`."
         )
     return batch_differing_spaces.dispatch(first_type)(spaces)
 
@@ -226,14 +227,16 @@ def batch_differing_spaces(spaces: SequenceOf[Space[Any]]) -> Space[Any]:
 def _require_equal(spaces: SequenceOf[Any], what: str, attribute: Callable[[Any], Any]) -> None:
     values = [attribute(space) for space in spaces]
     if any(value != values[0] for value in values):
-        raise ValueError(f"Expected all {what} to be equal, actually {values}")
+        raise ValueError(f"{what}, actually {values}")
 
 
 @batch_differing_spaces.register(Box)
-def _batch_differing_boxes(spaces: SequenceOf[Box]) -> Box:
-    _require_equal(spaces, "dtypes", lambda space: space.dtype)
-    _require_equal(spaces, "Box.low shapes", lambda space: space.low.shape)
-    _require_equal(spaces, "Box.high shapes", lambda space: space.high.shape)
+def _batch_differing_spaces_box(spaces: SequenceOf[Box]) -> Box:
+    _require_equal(spaces, "Expected all dtypes to be equal", lambda space: space.dtype)
+    _require_equal(spaces, "Expected all Box.low shape to be equal", lambda space: space.low.shape)
+    _require_equal(
+        spaces, "Expected all Box.high shape to be equal", lambda space: space.high.shape
+    )
     return Box(
         low=np.array([space.low for space in spaces]),
         high=np.array([space.high for space in spaces]),
@@ -243,7 +246,7 @@ def _batch_differing_boxes(spaces: SequenceOf[Box]) -> Box:
 
 
 @batch_differing_spaces.register(Discrete)
-def _batch_differing_discretes(spaces: SequenceOf[Discrete]) -> MultiDiscrete:
+def _batch_differing_spaces_discrete(spaces: SequenceOf[Discrete]) -> MultiDiscrete:
     widest = max((space.dtype for space in spaces), key=lambda dtype: np.dtype(dtype).itemsize)
     return MultiDiscrete(
         nvec=np.array([space.n for space in spaces]),
@@ -254,10 +257,10 @@ def _batch_differing_discretes(spaces: SequenceOf[Discrete]) -> MultiDiscrete:
 
 
 @batch_differing_spaces.register(MultiDiscrete)
-def _batch_differing_multi_discretes(spaces: SequenceOf[MultiDiscrete]) -> Box:
-    _require_equal(spaces, "dtypes", lambda space: space.dtype)
-    _require_equal(spaces, "MultiDiscrete.nvec shapes", lambda space: space.nvec.shape)
-    _require_equal(spaces, "MultiDiscrete.start shapes", lambda space: space.start.shape)
+def _batch_differing_spaces_multi_discrete(spaces: SequenceOf[MultiDiscrete]) -> Box:
+    _require_equal(spaces, "Expected all dtypes to be equal", lambda space: space.dtype)
+    _require_equal(spaces, "Expects all MultiDiscrete.nvec shape", lambda space: space.nvec.shape)
+    _require_equal(spaces, "Expects all MultiDiscrete.start shape", lambda space: space.start.shape)
     return Box(
         low=np.array([space.start for space in spaces]),
         high=np.array([space.start + space.nvec for space in spaces]) - 1,
@@ -267,8 +270,8 @@ def _batch_differing_multi_discretes(spaces: SequenceOf[MultiDiscrete]) -> Box:
 
 
 @batch_differing_spaces.register(MultiBinary)
-def _batch_differing_multi_binaries(spaces: SequenceOf[MultiBinary]) -> Box:
-    _require_equal(spaces, "MultiBinary shapes", lambda space: space.shape)
+def _batch_differing_spaces_multi_binary(spaces: SequenceOf[MultiBinary]) -> Box:
+    _require_equal(spaces, "Expected all MultiBinary shapes to be equal", lambda space: space.shape)
     return Box(
         low=0,
         high=1,
@@ -279,8 +282,10 @@ def _batch_differing_multi_binaries(spaces: SequenceOf[MultiBinary]) -> Box:
 
 
 @batch_differing_spaces.register(Tuple)
-def _batch_differing_tuples(spaces: SequenceOf[Tuple]) -> Tuple:
-    _require_equal(spaces, "Tuple lengths", lambda space: len(space.spaces))
+def _batch_differing_spaces_tuple(spaces: SequenceOf[Tuple]) -> Tuple:
+    _require_equal(
+        spaces, "Expected all Tuple lengths to be equal", lambda space: len(space.spaces)
+    )
     per_position = zip(*(space.spaces for space in spaces), strict=True)
     return Tuple(
         tuple(batch_differing_spaces(list(subspaces)) for subspaces in per_position),
@@ -289,8 +294,10 @@ def _batch_differing_tuples(spaces: SequenceOf[Tuple]) -> Tuple:
 
 
 @batch_differing_spaces.register(Dict)
-def _batch_differing_dicts(spaces: SequenceOf[Dict]) -> Dict:
-    _require_equal(spaces, "Dict keys", lambda space: list(space.keys()))
+def _batch_differing_spaces_dict(spaces: SequenceOf[Dict]) -> Dict:
+    _require_equal(
+        spaces, "Expected all Dict spaces to have the same keys", lambda space: list(space.keys())
+    )
     return Dict(
         {key: batch_differing_spaces([space[key] for space in spaces]) for key in spaces[0]},
         seed=_rng_copy(spaces[0]),
@@ -298,12 +305,12 @@ def _batch_differing_dicts(spaces: SequenceOf[Dict]) -> Dict:
     )
 
 
-def _batch_differing_as_copies(spaces: SequenceOf[Space[Any]]) -> Tuple:
+def _batch_spaces_undefined(spaces: SequenceOf[Space[Any]]) -> Tuple:
     return Tuple([deepcopy(space) for space in spaces], seed=_rng_copy(spaces[0]))
 
 
-for _space_type in _UNSTACKABLE:
-    batch_differing_spaces.register(_space_type, _batch_differing_as_copies)
+for _space_type in (OneOf, Sequence, Text, Graph):
+    batch_differing_spaces.register(_space_type, _batch_spaces_undefined)
 
 
 @singledispatch
@@ -330,7 +337,7 @@ def iterate(space: Space[Any], items: Any) -> Iterator[Any]:
 @iterate.register(Discrete)
 def _iterate_discrete(space: Discrete, items: Any) -> Iterator[Any]:
     raise TypeError(
-        "Unable to iterate over a space of type `Discrete`: it is not a batched space; "
+        "Unable to iterate over a space of type `Discrete`. It is not a batched space; "
         "batch it with `batch_space` (which gives a `MultiDiscrete`)."
     )
 
