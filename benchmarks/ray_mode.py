@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -31,6 +32,7 @@ import ray
 import palaestra
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)  # for "benchmarks.busy_env" when run as a script
 BUSY_ID = "benchmarks.busy_env:BusyEnv-v0"
 
 

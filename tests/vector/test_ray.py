@@ -229,6 +229,29 @@ def test_a_killed_actor_is_reported_like_a_failed_pool_worker(local_ray):
     envs.close()
 
 
+@pytest.mark.slow
+def test_a_hung_actor_is_reported_after_the_timeout(local_ray):
+    class Sleepy(gym.Env):
+        observation_space = gym.spaces.Discrete(2)
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            return 0, {}
+
+        def step(self, action):
+            time.sleep(60 if action == 1 else 0)
+            return 0, 0.0, False, False, {}
+
+    envs = RayVectorEnv([lambda: Sleepy()] * 2, num_workers=2)
+    envs.reset(seed=0)
+    envs.timeout = 2.0  # after the start-up, which may take longer on a busy machine
+
+    with pytest.raises(WorkerError, match=r"actor 1 \(sub-environments \[1\]\) did not answer"):
+        envs.step(np.array([0, 1]))
+    envs.close()
+
+
 def _kill_then_step_twice(envs, kill) -> list[tuple]:
     envs.reset(seed=0)
     envs.step(np.zeros(4, dtype=np.int64))
