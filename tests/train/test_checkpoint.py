@@ -136,3 +136,11 @@ def test_allow_import_is_the_explicit_way_to_import_a_checkpoints_module(hostile
         sys.path.remove(str(hostile_folder))
     assert policy.env_id == "CartPole-v1"
     assert (hostile_folder / "PWNED").exists()
+
+
+def test_a_loaded_policy_predicts_one_observation(model):
+    # Before: load_policy(...).predict(single_obs) raised a torch shape error.
+    import numpy as np
+
+    action = load_policy(model).predict(np.zeros(4, dtype=np.float32))
+    assert np.shape(action) == () and int(action) in (0, 1)
