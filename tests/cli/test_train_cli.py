@@ -222,7 +222,10 @@ def test_train_on_gridworld_dict_observations(tmp_path, capsys):
 @pytest.mark.parametrize("algo, env_id", [("dqn", "CartPole-v1"), ("sac", "Pendulum-v1")])
 def test_train_dqn_and_sac(tmp_path, capsys, algo, env_id):
     args = ["train", env_id, "--algo", algo, "--out", str(tmp_path), "--no-video", *TINY]
-    assert main([*args, "--steps", "300", "--set", "learning_starts=100"]) == 0
+    small = ["--set", "learning_starts=100", "--set", "batch_size=16", "--set", "hidden_sizes=[16]"]
+    if algo == "dqn":
+        small += ["--set", "gradient_steps=1", "--set", "train_freq=4"]
+    assert main([*args, "--steps", "300", *small]) == 0
     assert main(["eval", str(tmp_path), "--episodes", "2"]) == 0
     out = capsys.readouterr().out
     assert f"trained {algo} on {env_id}: 300 steps" in out
