@@ -164,33 +164,63 @@ def observation_misfit(
         >>> observation_misfit("SyncVectorEnv", "same", 1, Discrete(3), Discrete(2))[:45]
         "SyncVectorEnv(..., observation_mode='same') h"
     """
+    # Gymnasium's SyncVectorEnv and AsyncVectorEnv word these differently; each starts with
+    # its class's text, then names the sub-environment.
+    detail = (
+        f"Sub-environment {index} has observation_space={space}, single_observation_space={single}."
+    )
     if isinstance(mode, str) and mode == "same":
+        if vector_env == "AsyncVectorEnv":
+            return (
+                "AsyncVectorEnv(..., observation_mode='same') however some of the "
+                "sub-environments observation spaces are not equivalent. If this is "
+                f"intentional, use `observation_mode='different'` instead. {detail}"
+            )
         return (
             f"{vector_env}(..., observation_mode='same') however the sub-environments "
-            f"observation spaces are not equivalent: sub-environment {index} has "
-            f"observation_space={space}, single_observation_space={single}. If this is "
-            "intentional, use `observation_mode='different'` instead."
+            f"observation spaces are not equivalent. single_observation_space={single}, "
+            f"sub-environment observation_space={space}. If this is intentional, use "
+            f"`observation_mode='different'` instead. {detail}"
+        )
+    if vector_env == "AsyncVectorEnv":
+        return (
+            "AsyncVectorEnv(..., observation_mode='different' or custom space) however the "
+            "sub-environment's observation spaces do not share a common shape and dtype. "
+            f"{detail}"
         )
     return (
         f"{vector_env}(..., observation_mode='different' or custom space) however the "
-        "sub-environments observation spaces do not share a common shape and dtype: "
-        f"sub-environment {index} has observation_space={space}, "
-        f"single_observation_space={single}."
+        "sub-environments observation spaces do not share a common shape and dtype, "
+        f"single_observation_space={single}, sub-environment observation space={space}. "
+        f"{detail}"
     )
 
 
-def action_misfit(index: int, space: Space[Any], single: Space[Any]) -> str:
+def action_misfit(
+    index: int, space: Space[Any], single: Space[Any], vector_env: str = "SyncVectorEnv"
+) -> str:
     """Explain that sub-env ``index``'s action space ``space`` differs from ``single``.
+
+    The message starts with the text Gymnasium's ``vector_env`` class gives.
 
     Example:
         >>> from palaestra.spaces import Discrete
-        >>> action_misfit(1, Discrete(3), Discrete(2))[:46]
-        'Sub-environment 1 has action_space=Discrete(3)'
+        >>> action_misfit(1, Discrete(3), Discrete(2))[:55]
+        "Sub-environment action space doesn't make the `single_a"
     """
-    return (
+    detail = (
         f"Sub-environment {index} has action_space={space}, different from "
-        f"`single_action_space={single}`. In order to batch actions, the action spaces from "
-        "all environments must be equal."
+        f"`single_action_space={single}`."
+    )
+    if vector_env == "AsyncVectorEnv":
+        return (
+            f"Some environments have an action space different from `{single}`. In order to "
+            f"batch actions, the action spaces from all environments must be equal. {detail}"
+        )
+    return (
+        "Sub-environment action space doesn't make the `single_action_space`, "
+        f"action_space={space}, single_action_space={single}. {detail} In order to batch "
+        "actions, the action spaces from all environments must be equal."
     )
 
 

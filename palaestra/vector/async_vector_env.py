@@ -630,7 +630,9 @@ class AsyncVectorEnv(
                 )
             if not action_fits:
                 space = self.call("action_space")[index]
-                raise RuntimeError(action_misfit(index, space, self.single_action_space))
+                raise RuntimeError(
+                    action_misfit(index, space, self.single_action_space, "AsyncVectorEnv")
+                )
 
     def __del__(self) -> None:
         if not getattr(self, "closed", True) and hasattr(self, "_state"):

@@ -19,7 +19,7 @@ from tests.errors import (
     cases_vector_envs,
     cases_vector_utils,
 )
-from tests.errors.exclusions import EXCLUDED
+from tests.errors.exclusions import EXCLUDED, REACHED_IN_WORKERS
 from tests.errors.harness import compare, run_case
 from tests.errors.sites import gymnasium_sites, reached_sites
 
@@ -40,9 +40,13 @@ def test_palaestra_fails_like_gymnasium(misuse):
     )
 
 
+def sites_of_gymnasium():
+    return {site.name: site for site in gymnasium_sites(gymnasium)}
+
+
 @pytest.fixture(scope="module")
 def sites():
-    return {site.name: site for site in gymnasium_sites(gymnasium)}
+    return sites_of_gymnasium()
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +55,14 @@ def reached():
 
 
 def test_every_gymnasium_site_is_reached_or_excluded(sites, reached):
-    missing = sorted(set(sites) - reached - set(EXCLUDED))
+    missing = sorted(set(sites) - reached - set(EXCLUDED) - set(REACHED_IN_WORKERS))
     assert missing == []
+
+
+def test_worker_sites_name_real_sites_and_cases():
+    names = {case.__name__ for case in ALL_CASES}
+    assert sorted(set(REACHED_IN_WORKERS) - set(sites_of_gymnasium())) == []
+    assert sorted(set(REACHED_IN_WORKERS.values()) - names) == []
 
 
 def test_exclusions_name_real_sites_that_no_case_reaches(sites, reached):
