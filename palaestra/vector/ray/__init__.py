@@ -56,7 +56,5 @@ def make_ray_vector_env(
             num_envs=num_envs,
             **vector_kwargs,
         )
-    make_one = functools.partial(
-        _make_vec._pool_single_env, env_spec, dict(env_kwargs), list(wrappers)
-    )
+    make_one = functools.partial(_make_vec._sub_env, env_spec, dict(env_kwargs), list(wrappers))
     return RayVectorEnv([make_one] * num_envs, **vector_kwargs)
