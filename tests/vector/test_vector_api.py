@@ -212,7 +212,7 @@ def test_observation_mode_same_rejects_different_spaces(kind):
         lambda: palaestra.make("CartPole-v1"),
         lambda: palaestra.make("MountainCar-v0"),
     ]
-    with pytest.raises(RuntimeError, match=r"observation_mode='same'.*sub-environment 1"):
+    with pytest.raises(RuntimeError, match=r"observation_mode='same'.*Sub-environment 1"):
         build(kind, fns)
 
 
