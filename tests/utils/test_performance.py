@@ -79,3 +79,40 @@ def test_benchmark_vector_step_returns_sub_env_steps_per_second():
     elapsed = time.perf_counter() - start
     # Reset steps of next-step autoreset call reset, not step: only real steps are counted.
     assert rate == pytest.approx(sum(env.steps for env in sub_envs) / elapsed, rel=0.5)
+
+
+@pytest.fixture
+def ticking_clock(monkeypatch):
+    """Make ``time.time`` advance by exactly 1 ms per call (shared by both libraries)."""
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(time, "time", lambda: next(ticks) / 1000)
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda gym, perf: perf.benchmark_step(gym.make("CartPole-v1"), 0.05, seed=0),
+        lambda gym, perf: perf.benchmark_init(lambda: gym.make("CartPole-v1"), 0.05, seed=0),
+        lambda gym, perf: perf.benchmark_render(
+            _reset(gym.make("CartPole-v1", render_mode="rgb_array")), 0.05
+        ),
+        lambda gym, perf: perf.benchmark_vector_step(
+            gym.make_vec("CartPole-v1", num_envs=3, vectorization_mode="sync"), 0.05, seed=0
+        ),
+    ],
+    ids=["step", "init", "render", "vector_step"],
+)
+def test_a_patched_clock_gives_the_same_numbers_as_gymnasium(ticking_clock, run):
+    gymnasium = pytest.importorskip("gymnasium")
+    from gymnasium.utils import performance as gymnasium_performance
+
+    from palaestra.utils import performance
+
+    theirs = run(gymnasium, gymnasium_performance)
+    ours = run(palaestra, performance)
+    assert ours == theirs
+
+
+def _reset(env):
+    env.reset(seed=0)
+    return env
