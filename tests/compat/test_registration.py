@@ -123,7 +123,10 @@ def test_unknown_gymnasium_id_raises_gymnasiums_error():
 
 
 def test_palaestra_async_of_a_gymnasium_id_follows_palaestra_sync():
-    envs = palaestra.make_vec("gymnasium:CartPole-v1", 2, vectorization_mode="async")
+    # Spawned workers: other tests of the session may have started JAX's threads.
+    envs = palaestra.make_vec(
+        "gymnasium:CartPole-v1", 2, vectorization_mode="async", vector_kwargs={"context": "spawn"}
+    )
     reference = palaestra.make_vec("CartPole-v1", 2, vectorization_mode="sync")
 
     np.testing.assert_array_equal(envs.reset(seed=6)[0], reference.reset(seed=6)[0])
@@ -136,7 +139,10 @@ def test_palaestra_async_of_a_gymnasium_id_follows_palaestra_sync():
 
 def test_palaestra_pool_groups_run_gymnasiums_native_batch():
     envs = palaestra.make_vec(
-        "gymnasium:CartPole-v1", 4, vectorization_mode="pool", vector_kwargs={"num_workers": 2}
+        "gymnasium:CartPole-v1",
+        4,
+        vectorization_mode="pool",
+        vector_kwargs={"num_workers": 2, "context": "spawn"},
     )
     group = gymnasium.make_vec("CartPole-v1", 2, vectorization_mode="vector_entry_point")
 
