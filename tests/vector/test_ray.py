@@ -279,7 +279,12 @@ def test_a_killed_actor_is_restarted_with_the_pools_truncation(local_ray, mode):
         "CartPole-v1",
         4,
         vectorization_mode="pool",
-        vector_kwargs={"num_workers": 2, "autoreset_mode": mode, "restart_failed": True},
+        vector_kwargs={
+            "num_workers": 2,
+            "autoreset_mode": mode,
+            "restart_failed": True,
+            "context": "spawn",  # JAX may be running in the session
+        },
     )
 
     got = _kill_then_step_twice(ray_envs, lambda: ray.kill(ray_envs._groups[0].actor))
