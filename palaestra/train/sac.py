@@ -2,9 +2,8 @@
 
 The actor outputs a Gaussian's mean and log standard deviation (clamped to ``[-20, 2]``);
 actions are ``tanh`` of a sample, scaled to the action box, and their log-probability
-includes the ``tanh`` change of variables. Both critics live in one stacked network (each
-layer is one batched matrix product for the pair), the target critics follow by Polyak
-averaging, and the entropy coefficient is learned towards ``-dim(action)`` unless fixed.
+includes the ``tanh`` change of variables. The target critics follow by Polyak averaging,
+and the entropy coefficient is learned towards ``-dim(action)`` unless fixed.
 The actor's loss reads the critics through detached weights, so its backward pass does not
 compute critic weight gradients that would be thrown away. Acting reads NumPy views of the
 actor's weights.
@@ -187,10 +186,10 @@ class SquashedGaussianActor(nn.Module):
 
 
 class TwinCritic(nn.Module):
-    """Two Q-networks ``Q(obs, action)`` evaluated as one stacked network.
+    """Two independent Q-networks ``Q(obs, action)``, evaluated together.
 
-    Each layer holds both networks' weights as ``(2, in, out)``, so a batched matrix product
-    serves the pair. Weights start as two independently initialized ``nn.Linear`` stacks.
+    (Stacking the pair into batched matrix products was measured slower on the CPU than two
+    plain ``addmm`` stacks at these sizes, so they stay two ``nn.Sequential`` networks.)
 
     Args:
         in_dim: observation size plus action size.
@@ -204,16 +203,8 @@ class TwinCritic(nn.Module):
 
     def __init__(self, in_dim: int, hidden_sizes: tuple[int, ...]):
         super().__init__()
-        towers = [relu_mlp(in_dim, hidden_sizes, 1), relu_mlp(in_dim, hidden_sizes, 1)]
-        linears = [[m for m in tower if isinstance(m, nn.Linear)] for tower in towers]
-        self.weights = nn.ParameterList(
-            nn.Parameter(torch.stack([a.weight.T, b.weight.T]).detach().clone().contiguous())
-            for a, b in zip(*linears)
-        )
-        self.biases = nn.ParameterList(
-            nn.Parameter(torch.stack([a.bias, b.bias]).unsqueeze(1).detach().clone())
-            for a, b in zip(*linears)
-        )
+        self.q1 = relu_mlp(in_dim, hidden_sizes, 1)
+        self.q2 = relu_mlp(in_dim, hidden_sizes, 1)
 
     def forward(
         self, obs: torch.Tensor, actions: torch.Tensor, detach_weights: bool = False
@@ -222,16 +213,22 @@ class TwinCritic(nn.Module):
 
         With ``detach_weights`` gradients flow to the inputs only.
         """
-        hidden = torch.cat([obs, actions], -1)
-        hidden = hidden.expand(2, *hidden.shape)
-        last = len(self.weights) - 1
-        for depth, (weight, bias) in enumerate(zip(self.weights, self.biases)):
-            if detach_weights:
-                weight, bias = weight.detach(), bias.detach()
-            hidden = torch.baddbmm(bias, hidden, weight)
-            if depth < last:
-                hidden = torch.relu(hidden)
-        return hidden.squeeze(-1)
+        inputs = torch.cat([obs, actions], -1)
+        return torch.stack(
+            [_q_values(self.q1, inputs, detach_weights), _q_values(self.q2, inputs, detach_weights)]
+        )
+
+
+def _q_values(network: nn.Sequential, inputs: torch.Tensor, detach_weights: bool) -> torch.Tensor:
+    if not detach_weights:
+        return network(inputs).squeeze(-1)
+    hidden = inputs
+    for layer in network:
+        if isinstance(layer, nn.Linear):
+            hidden = F.linear(hidden, layer.weight.detach(), layer.bias.detach())
+        else:
+            hidden = layer(hidden)
+    return hidden.squeeze(-1)
 
 
 class SAC(OffPolicyAgent):
