@@ -64,4 +64,30 @@ _LOCATIONS = {
 }
 
 __all__ = sorted(_LOCATIONS)
-__getattr__, __dir__ = lazy_attributes(__name__, _LOCATIONS)
+_lazy_getattr, __dir__ = lazy_attributes(__name__, _LOCATIONS)
+
+# Wrappers Gymnasium renamed in 1.0: asking for the old name says what it became.
+_RENAMED = {
+    "AutoResetWrapper": "Autoreset",
+    "FrameStack": "FrameStackObservation",
+    "PixelObservationWrapper": "AddRenderObservation",
+    "VectorListInfo": "vector.DictInfoToList",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Import a wrapper on first access; a renamed wrapper's old name names its new one.
+
+    Raises:
+        AttributeError: for an unknown name, or an old name (with the new one).
+
+    Example:
+        >>> import palaestra.wrappers
+        >>> palaestra.wrappers.FrameStack
+        Traceback (most recent call last):
+            ...
+        AttributeError: 'FrameStack' has been renamed with `wrappers.FrameStackObservation`
+    """
+    if name in _RENAMED:
+        raise AttributeError(f"{name!r} has been renamed with `wrappers.{_RENAMED[name]}`")
+    return _lazy_getattr(name)

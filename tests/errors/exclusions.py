@@ -21,6 +21,9 @@ EXCLUDED: dict[str, str] = {
     "which already made it an AutoresetMode.",
     "vector/async_vector_env.py:962": "the worker's command protocol: the parent only sends "
     "the commands it knows.",
+    # ---- wrappers ----
+    "wrappers/vector/dict_info_to_list.py:123": "a nested info dict converts to a list of "
+    "exactly num_envs dicts, so its length check cannot fail.",
 }
 
 # Sites that fire inside AsyncVectorEnv's worker processes, where the tracer does not follow;

@@ -42,6 +42,9 @@ MODULES = (
     "vector/vector_env.py",
     "vector/sync_vector_env.py",
     "vector/async_vector_env.py",
+    "wrappers/__init__.py",
+    "wrappers/vector/__init__.py",
+    "wrappers/vector/dict_info_to_list.py",
 )
 
 _WARN_CALLS = {

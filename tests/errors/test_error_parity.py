@@ -18,6 +18,7 @@ from tests.errors import (
     cases_spaces,
     cases_vector_envs,
     cases_vector_utils,
+    cases_wrappers,
 )
 from tests.errors.exclusions import EXCLUDED, REACHED_IN_WORKERS
 from tests.errors.harness import compare, run_case
@@ -25,7 +26,14 @@ from tests.errors.sites import gymnasium_sites, reached_sites
 
 gymnasium = pytest.importorskip("gymnasium")
 
-TABLES = (cases_spaces, cases_registration, cases_checkers, cases_vector_utils, cases_vector_envs)
+TABLES = (
+    cases_spaces,
+    cases_registration,
+    cases_checkers,
+    cases_vector_utils,
+    cases_vector_envs,
+    cases_wrappers,
+)
 PARAMS = [param for table in TABLES for param in table.TABLE.params()]
 ALL_CASES = [case for table in TABLES for case in table.TABLE.cases]
 

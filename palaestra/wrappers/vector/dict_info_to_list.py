@@ -21,7 +21,7 @@ __all__ = ["DictInfoToList"]
 
 def _check_length(value: Any, num_envs: int) -> None:
     if len(value) != num_envs:
-        raise ValueError(
+        raise AssertionError(
             f"Expects {value} to have length equal to the num-envs ({num_envs}), "
             f"actual length is {len(value)}"
         )
@@ -38,8 +38,8 @@ def info_dict_to_list(infos: dict[str, Any], num_envs: int) -> list[dict[str, An
         num_envs: the number of sub-envs.
 
     Raises:
-        TypeError: if a value is neither a dict nor a numpy array.
-        ValueError: if a value or mask does not have one entry per sub-env.
+        AssertionError: if a value is neither a dict nor a numpy array, or a value or mask
+            does not have one entry per sub-env (Gymnasium's exception type for both).
 
     Example:
         >>> info_dict_to_list({"x": np.array([1, 2]), "_x": np.array([True, False])}, 2)
@@ -54,7 +54,7 @@ def info_dict_to_list(infos: dict[str, Any], num_envs: int) -> list[dict[str, An
         elif isinstance(value, np.ndarray):
             values = value
         else:
-            raise TypeError(
+            raise AssertionError(
                 f"Batched info values must be numpy arrays or dicts, got {type(value)} for "
                 f"key {key!r}"
             )
@@ -102,5 +102,5 @@ class DictInfoToList(VectorWrapper[ObsType, ActType, ObsType, ActType, ArrayType
 
     def _split(self, infos: Any) -> list[dict[str, Any]]:
         if not isinstance(infos, dict):
-            raise TypeError(f"DictInfoToList expects the info to be a dict, got {type(infos)}")
+            raise AssertionError(f"DictInfoToList expects the info to be a dict, got {type(infos)}")
         return info_dict_to_list(infos, self.num_envs)

@@ -36,7 +36,7 @@ def test_nested_dicts_are_split_recursively():
 
 
 def test_values_with_the_wrong_length_are_refused():
-    with pytest.raises(ValueError, match="num-envs"):
+    with pytest.raises(AssertionError, match="num-envs"):
         info_dict_to_list({"x": np.zeros(3)}, 2)
 
 
