@@ -1,0 +1,780 @@
+"""Build the documentation site; also the MkDocs hook that generates its pages.
+
+Run ``python scripts/build_docs.py`` (the same as ``mkdocs build --strict``) to build the site
+into ``build/site``. ``mkdocs.yml`` loads this file as a hook: at build time it generates,
+from the code itself so that nothing can drift,
+
+- one page per environment family and per registered environment id (spaces, reward
+  threshold, time limit, arguments from the signature and docstring, registered versions,
+  batched support and measured speed from ``benchmarks/*.jsonl``),
+- the API reference (one mkdocstrings entry per public name, grouped as in Gymnasium's
+  documentation plus palaestra's own subsystems),
+- one page per tutorial script in ``docs/tutorials/`` (its docstring and its code),
+- the performance pages (tables and a plot from ``benchmarks/results.jsonl`` and
+  ``benchmarks/mujoco_results.jsonl``),
+
+and the navigation that lists them. Nothing generated is written into ``docs/``.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import io
+import json
+import re
+import subprocess
+import sys
+import warnings
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+IMAGES = DOCS / "images"
+BENCHMARK_FILES = (ROOT / "benchmarks" / "results.jsonl", ROOT / "benchmarks" / "mujoco_results.jsonl")
+
+# ---------------------------------------------------------------------------------------------
+# Environment pages
+# ---------------------------------------------------------------------------------------------
+
+FAMILIES: dict[str, tuple[str, str]] = {
+    "classic_control": (
+        "Classic control",
+        "The control problems of the RL textbooks. Pure NumPy; every one has a natively "
+        "batched vector env (numpy, or numba-compiled when numba is installed).",
+    ),
+    "toy_text": (
+        "Toy text",
+        "Small discrete worlds with `ansi` and image rendering, natively batched.",
+    ),
+    "box2d": (
+        "Box2D",
+        'Physics on the `box2d` package (`pip install "palaestra[box2d]"`).',
+    ),
+    "mujoco": (
+        "MuJoCo",
+        "Locomotion and manipulation on models built by palaestra's own code, on the `mujoco` "
+        'package (`pip install "palaestra[mujoco]"`), batched by a native stepper.',
+    ),
+    "phys2d": (
+        "phys2d (functional, JAX)",
+        "Functional (`FuncEnv`) versions of classic-control tasks on JAX "
+        '(`pip install "palaestra[jax]"`), in the `phys2d` namespace.',
+    ),
+    "tabular": (
+        "tabular (functional, JAX)",
+        "Functional (`FuncEnv`) versions of toy-text tasks on JAX, in the `tabular` namespace.",
+    ),
+    "legacy": (
+        "Legacy ids",
+        "Ids Gymnasium keeps registered only to explain where the environment went: `make` "
+        "raises an error with the way forward. They are registered here for the same errors.",
+    ),
+}
+
+_SECTION = re.compile(r"^(Args|Arguments|Raises|Returns|Example|Examples|Attributes|Note|Notes):\s*$")
+
+
+@dataclass
+class EnvInfo:
+    """What an environment page shows, read from the registry and the env class."""
+
+    env_id: str
+    family: str
+    spec: Any
+    entry: Any
+    make_error: str | None
+    observation_space: str | None
+    action_space: str | None
+    metadata: dict[str, Any]
+
+    @property
+    def slug(self) -> str:
+        """The page's file name (without ``.md``)."""
+        return self.env_id.replace("/", "_")
+
+    @property
+    def page(self) -> str:
+        """The page's path relative to ``docs/``."""
+        return f"envs/{self.family}/{self.slug}.md"
+
+
+def _family(entry_point: Any) -> str:
+    if not isinstance(entry_point, str):
+        return "legacy"
+    parts = entry_point.split(":")[0].split(".")
+    if len(parts) >= 3 and parts[:2] == ["palaestra", "envs"] and parts[2] in FAMILIES:
+        return parts[2]
+    return "legacy"
+
+
+def _load_entry(entry_point: Any) -> Any:
+    if not isinstance(entry_point, str):
+        return entry_point
+    module, _, name = entry_point.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def collect_envs() -> list[EnvInfo]:
+    """Read every registered id: its spec, entry point, and spaces (by making it once).
+
+    Returns:
+        One :class:`EnvInfo` per registered id, in registration order.
+
+    Example:
+        >>> infos = collect_envs()  # doctest: +SKIP
+    """
+    import palaestra as gym
+
+    infos = []
+    for env_id, spec in gym.registry.items():
+        entry = _load_entry(spec.entry_point)
+        error = obs = act = None
+        metadata: dict[str, Any] = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                env = gym.make(env_id)
+            except Exception as exc:  # the page reports what make raises
+                error = f"{type(exc).__name__}: {exc}"
+            else:
+                obs, act = repr(env.observation_space), repr(env.action_space)
+                metadata = dict(env.metadata)
+                env.close()
+        infos.append(EnvInfo(env_id, _family(spec.entry_point), spec, entry, error, obs, act, metadata))
+    return infos
+
+
+def _docstring_parts(obj: Any) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into its prose and its ``Args`` descriptions."""
+    doc = inspect.getdoc(obj) or ""
+    prose: list[str] = []
+    args: dict[str, str] = {}
+    section = None
+    current = None
+    for line in doc.splitlines():
+        match = _SECTION.match(line)
+        if match:
+            section = match.group(1)
+            continue
+        if section is None:
+            prose.append(line)
+        elif section in ("Args", "Arguments"):
+            item = re.match(r"^    (\*{0,2}\w+)(?: \(.*?\))?:\s*(.*)$", line)
+            if item:
+                current = item.group(1).lstrip("*")
+                args[current] = item.group(2)
+            elif current and line.startswith("        "):
+                args[current] += " " + line.strip()
+    return _rst_to_md("\n".join(prose).strip()), {k: _rst_to_md(v) for k, v in args.items()}
+
+
+def _rst_to_md(text: str) -> str:
+    text = re.sub(r":\w+:`~?([^`]+)`", lambda m: f"`{m.group(1).split('.')[-1]}`", text)
+    return re.sub(r"``([^`]+)``", r"`\1`", text)
+
+
+def _sentences(text: str, pattern: str) -> list[str]:
+    flat = " ".join(text.split())
+    parts = re.split(r"(?<=[.;])\s+(?=[A-Z`])", flat)
+    return [p for p in parts if re.search(pattern, p, re.IGNORECASE)]
+
+
+def _image_for(env_id: str) -> str | None:
+    name = env_id.split("/")[-1].rsplit("-v", 1)[0]
+    exact = IMAGES / f"{env_id.split('/')[-1]}.png"
+    if exact.exists():
+        return exact.name
+    best = None
+    for path in sorted(IMAGES.glob("*.png")):
+        base = path.stem.rsplit("-v", 1)[0]
+        if (name.startswith(base) or base.startswith(name)) and (
+            best is None or len(base) > len(best.stem.rsplit("-v", 1)[0])
+        ):
+            best = path
+    return best.name if best else None
+
+
+def _load_benchmarks() -> list[dict[str, Any]]:
+    rows = []
+    for path in BENCHMARK_FILES:
+        if path.exists():
+            for line in path.read_text().splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    if "env_id" in row:
+                        row["source"] = path.name
+                        rows.append(row)
+    return rows
+
+
+def _ratio(row: dict[str, Any]) -> str:
+    ratios = [f"{v:.2f}x vs `{k[len('ratio_to_') :]}`" for k, v in row.items() if k.startswith("ratio_to_")]
+    return ", ".join(ratios)
+
+
+def _speed(row: dict[str, Any]) -> str:
+    if "steps_per_s" in row:
+        return f"{row['steps_per_s']:,} steps/s"
+    return f"{row['us_per_step']} µs/step"
+
+
+def _code(text: str) -> str:
+    return f"```text\n{text}\n```"
+
+
+def _versions(info: EnvInfo, infos: list[EnvInfo]) -> list[EnvInfo]:
+    key = (info.spec.namespace, info.spec.name)
+    same = [i for i in infos if (i.spec.namespace, i.spec.name) == key]
+    return sorted(same, key=lambda i: i.spec.version or 0)
+
+
+def _link(from_page: str, to_page: str) -> str:
+    """A relative link from one docs page to another."""
+    import os.path
+
+    return os.path.relpath(to_page, os.path.dirname(from_page)).replace(os.sep, "/")
+
+
+def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) -> str:
+    """The markdown of one environment's page.
+
+    Args:
+        info: the environment.
+        infos: every environment (for the version history).
+        speeds: the benchmark rows.
+
+    Returns:
+        The page's markdown.
+
+    Example:
+        >>> env_page(collect_envs()[0], collect_envs(), [])  # doctest: +SKIP
+    """
+    spec = info.spec
+    lines = [f"# {info.env_id}", ""]
+    image = _image_for(info.env_id)
+    if image:
+        lines += [f"![{info.env_id}]({_link(info.page, 'images/' + image)}){{ width=360 }}", ""]
+    entry_name = spec.entry_point if isinstance(spec.entry_point, str) else None
+    prose, arg_docs = _docstring_parts(info.entry) if entry_name else ("", {})
+    if info.make_error:
+        lines += ["`make` raises:", "", _code(info.make_error), ""]
+    if prose:
+        lines += ["## Description", "", prose, ""]
+    lines += ["## Summary", "", "| | |", "|---|---|"]
+    lines.append(f"| Make | `gym.make(\"{info.env_id}\")` |")
+    if entry_name:
+        lines.append(f"| Entry point | `{entry_name}` |")
+    if info.observation_space:
+        obs = " ".join(info.observation_space.split())
+        act = " ".join(info.action_space.split())
+        lines.append(f"| Observation space | `{obs if len(obs) < 90 else obs[:60] + ' ...'}` |")
+        lines.append(f"| Action space | `{act}` |")
+    lines.append(f"| Reward threshold | {spec.reward_threshold if spec.reward_threshold is not None else '—'} |")
+    limit = spec.max_episode_steps
+    lines.append(f"| Time limit | {f'{limit} steps (then truncated)' if limit else 'none'} |")
+    if spec.kwargs:
+        lines.append(f"| Registered arguments | `{spec.kwargs}` |")
+    if info.metadata.get("render_modes") is not None:
+        modes = ", ".join(f"`{m}`" for m in info.metadata["render_modes"])
+        lines.append(f"| Render modes | {modes or '—'} |")
+    vector = spec.vector_entry_point
+    lines.append(
+        "| Natively batched | "
+        + (f"yes: `{vector}` (the default of `make_vec`)" if vector else "no (sync, async, pool, ray)")
+        + " |"
+    )
+    lines.append("")
+    if info.observation_space and len(" ".join(info.observation_space.split())) >= 90:
+        lines += ["Observation space in full:", "", _code(info.observation_space), ""]
+    if prose:
+        rewards = _sentences(prose, r"reward")
+        ends = [
+            s
+            for s in _sentences(prose, r"terminat|truncat|episode end|ends? the episode|ends when")
+            if not s.lower().startswith("reward")
+        ]
+        if rewards:
+            lines += ["## Rewards", "", *[f"- {s}" for s in rewards], ""]
+        lines += ["## Episode end", ""]
+        lines += [f"- {s}" for s in ends]
+        lines.append(
+            f"- Truncated by `TimeLimit` after {limit} steps."
+            if limit
+            else "- No time limit is registered."
+        )
+        lines.append("")
+    if entry_name and inspect.isclass(info.entry):
+        params = [p for n, p in inspect.signature(info.entry).parameters.items() if n != "self"]
+        if params:
+            lines += ["## Arguments", "", "| Argument | Default | Meaning |", "|---|---|---|"]
+            for p in params:
+                default = "" if p.default is inspect.Parameter.empty else f"`{p.default!r}`"
+                name = p.name if p.kind is not p.VAR_KEYWORD else f"**{p.name}"
+                meaning = arg_docs.get(p.name, "").replace("|", "\\|")
+                lines.append(f"| `{name}` | {default.replace('|', chr(92) + '|')} | {meaning} |")
+            lines += ["", "Pass them to `make`: `gym.make(\"" + info.env_id + "\", argument=value)`.", ""]
+    lines += ["## Version history", ""]
+    lines += ["| Id | Entry point | Time limit | Reward threshold | Arguments |", "|---|---|---|---|---|"]
+    for other in _versions(info, infos):
+        ep = other.spec.entry_point if isinstance(other.spec.entry_point, str) else "(raises)"
+        label = f"**{other.env_id}**" if other is info else f"[{other.env_id}]({_link(info.page, other.page)})"
+        lines.append(
+            f"| {label} | `{ep}` | {other.spec.max_episode_steps or '—'} | "
+            f"{other.spec.reward_threshold if other.spec.reward_threshold is not None else '—'} | "
+            f"`{other.spec.kwargs or {}}` |"
+        )
+    lines.append("")
+    rows = [r for r in speeds if r["env_id"] == info.env_id]
+    lines += ["## Measured speed", ""]
+    if rows:
+        lines += ["| Mode | Sub-envs | Speed | Same-run ratio |", "|---|---|---|---|"]
+        for r in rows:
+            lines.append(
+                f"| `{r.get('mode', r.get('library'))}` | {r.get('num_envs', 1)} | {_speed(r)} | {_ratio(r)} |"
+            )
+        lines += ["", f"From `benchmarks/` (see [Performance]({_link(info.page, 'performance.md')}))."]
+    else:
+        lines.append(
+            f"Not measured yet (see [Performance]({_link(info.page, 'performance.md')}) for what is)."
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+def family_page(family: str, members: list[EnvInfo]) -> str:
+    """The markdown of an environment family's page: its ids, spaces and batched support.
+
+    Example:
+        >>> family_page("legacy", [])[:16]
+        '# Legacy ids\\n\\nId'
+    """
+    title, blurb = FAMILIES[family]
+    lines = [f"# {title}", "", blurb, "", "| Id | Observation space | Action space | Batched |", "|---|---|---|---|"]
+    page = f"envs/{family}/index.md"
+    for info in members:
+        obs = " ".join((info.observation_space or "—").split())
+        obs = obs if len(obs) < 50 else obs.split("(")[0] + "(...)"
+        act = " ".join((info.action_space or "—").split())
+        act = act if len(act) < 50 else act.split("(")[0] + "(...)"
+        batched = "native" if info.spec.vector_entry_point else "—"
+        lines.append(f"| [{info.env_id}]({_link(page, info.page)}) | `{obs}` | `{act}` | {batched} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def envs_index(by_family: dict[str, list[EnvInfo]]) -> str:
+    """The markdown of the environments' overview page."""
+    lines = [
+        "# Environments",
+        "",
+        "Every registered id has a page, generated from the registry and the env class at "
+        "build time. `palaestra.pprint_registry()` prints the same list.",
+        "",
+        "| Family | Ids |",
+        "|---|---|",
+    ]
+    for family, members in by_family.items():
+        lines.append(f"| [{FAMILIES[family][0]}]({family}/index.md) | {len(members)} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# API reference
+# ---------------------------------------------------------------------------------------------
+
+REFERENCE: list[tuple[str, str, list[str]]] = [
+    ("core", "Core: Env and Wrapper", ["palaestra", "palaestra.core"]),
+    ("spaces", "Spaces", ["palaestra.spaces"]),
+    ("registration", "Registration and make", ["palaestra.envs.registration"]),
+    (
+        "vector",
+        "Vector environments",
+        ["palaestra.vector", "palaestra.vector.utils", "palaestra.vector.episodes", "palaestra.vector.contract"],
+    ),
+    ("wrappers", "Wrappers", ["palaestra.wrappers"]),
+    ("vector_wrappers", "Vector wrappers", ["palaestra.wrappers.vector"]),
+    (
+        "utils",
+        "Utils, errors and logger",
+        [
+            "palaestra.utils",
+            "palaestra.utils.seeding",
+            "palaestra.utils.env_checker",
+            "palaestra.utils.passive_env_checker",
+            "palaestra.utils.play",
+            "palaestra.utils.save_video",
+            "palaestra.utils.performance",
+            "palaestra.error",
+            "palaestra.logger",
+        ],
+    ),
+    ("functional", "Functional environments", ["palaestra.experimental.functional"]),
+    ("native", "Native batching", ["palaestra.vector.native"]),
+    ("pool", "The worker pool and the process layer", ["palaestra.vector.pool", "palaestra.vector.processes"]),
+    ("ray", "The ray mode", ["palaestra.vector.ray"]),
+    ("compat", "Interop (compat)", ["palaestra.compat"]),
+    ("train", "Training", ["palaestra.train"]),
+]
+
+
+def public_names(module_name: str) -> list[str]:
+    """The public names of a module: its ``__all__``, else what it defines without ``_``.
+
+    Example:
+        >>> public_names("palaestra.spaces")[:3]
+        ['Space', 'Box', 'Discrete']
+    """
+    module = importlib.import_module(module_name)
+    names = getattr(module, "__all__", None)
+    if names is not None:
+        return list(names)
+    found = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or inspect.ismodule(value):
+            continue
+        if getattr(value, "__module__", module_name) == module_name or name.isupper():
+            found.append(name)
+    return found
+
+
+def _defining_path(value: Any) -> str | None:
+    """``module.qualname`` where a class or function is defined, if that path finds it."""
+    module = getattr(value, "__module__", None)
+    qualname = getattr(value, "__qualname__", None)
+    if not (inspect.isclass(value) or inspect.isfunction(value)) or not module or not qualname:
+        return None
+    if "<" in qualname:
+        return None
+    try:
+        target: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError):
+        return None
+    return f"{module}.{qualname}" if target is value else None
+
+
+def reference_entries() -> Iterator[tuple[str, str, str, str, str | None]]:
+    """Every public name: ``(page slug, module, public path, kind, defining path)``.
+
+    ``kind`` is ``"object"`` (a class or function rendered by mkdocstrings at its defining
+    path), ``"module"`` or ``"value"``.
+
+    Example:
+        >>> next(reference_entries())[:3]
+        ('core', 'palaestra', 'palaestra.Env')
+    """
+    for slug, _title, modules in REFERENCE:
+        for module_name in modules:
+            module = importlib.import_module(module_name)
+            for name in public_names(module_name):
+                value = getattr(module, name)
+                path = f"{module_name}.{name}"
+                if inspect.ismodule(value):
+                    yield slug, module_name, path, "module", value.__name__
+                    continue
+                defining = _defining_path(value)
+                yield slug, module_name, path, ("object" if defining else "value"), defining
+
+
+def _module_page(module: str) -> str | None:
+    for slug, _title, modules in REFERENCE:
+        if module in modules:
+            return f"reference/{slug}.md"
+    return None
+
+
+def reference_pages() -> dict[str, str]:
+    """The markdown of every API reference page, keyed by path relative to ``docs/``.
+
+    Example:
+        >>> sorted(reference_pages())[0]  # doctest: +SKIP
+        'reference/compat.md'
+    """
+    rendered: dict[str, str] = {}  # defining path -> page and anchor where it is rendered
+    pages: dict[str, list[str]] = {}
+    titles = {slug: title for slug, title, _ in REFERENCE}
+    current_module: dict[str, str] = {}
+    for slug, module, path, kind, defining in reference_entries():
+        page = f"reference/{slug}.md"
+        lines = pages.setdefault(page, [f"# {titles[slug]}", ""])
+        if current_module.get(slug) != module:
+            current_module[slug] = module
+            doc = (inspect.getdoc(importlib.import_module(module)) or "").split("\n\n")[0]
+            lines += [f"## `{module}` {{ #{module} }}", "", _rst_to_md(doc), ""]
+        anchor = f'<a id="{path}"></a>'
+        if kind == "module":
+            target = _module_page(defining or "")
+            where = f"[its page]({_link(page, target)})" if target else f"`{defining}`"
+            lines += [anchor, "", f"### `{path}` {{ #{path}--module }}", "", f"The module `{defining}`: see {where}.", ""]
+        elif kind == "value":
+            value = getattr(importlib.import_module(module), path.rsplit(".", 1)[1])
+            shown = " ".join(repr(value).split())
+            shown = shown if len(shown) < 160 else shown[:150] + " ..."
+            lines += [
+                anchor,
+                "",
+                f"### `{path}` {{ #{path}--value }}",
+                "",
+                f"A `{type(value).__name__}`: `{shown.replace('`', chr(39))}`",
+                "",
+            ]
+        elif defining in rendered:
+            lines += [
+                anchor,
+                "",
+                f"### `{path}` {{ #{path}--alias }}",
+                "",
+                f"The same object as [`{defining}`]({_link(page, rendered[defining])}).",
+                "",
+            ]
+        else:
+            rendered[defining] = f"{page}#{defining}"
+            if defining != path:
+                lines += [anchor, "", f"`{path}` is defined as `{defining}`:", ""]
+            lines += [f"::: {defining}", "    options:", "      heading_level: 3", ""]
+    return {page: "\n".join(lines) for page, lines in pages.items()}
+
+
+def reference_index() -> str:
+    """The markdown of the API reference's overview page."""
+    lines = [
+        "# API reference",
+        "",
+        "Generated from the docstrings by mkdocstrings: every name in a module's `__all__` "
+        "has an entry, under its import path.",
+        "",
+        "| Page | Modules |",
+        "|---|---|",
+    ]
+    for slug, title, modules in REFERENCE:
+        lines.append(f"| [{title}]({slug}.md) | {', '.join(f'`{m}`' for m in modules)} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tutorials
+# ---------------------------------------------------------------------------------------------
+
+
+def tutorial_scripts() -> list[Path]:
+    """The tutorial scripts, in the order of their numbered names.
+
+    Example:
+        >>> tutorial_scripts()[0].suffix
+        '.py'
+    """
+    return sorted((DOCS / "tutorials").glob("[0-9]*.py"))
+
+
+def tutorial_page(script: Path) -> str:
+    """A tutorial's page: the script's docstring as prose, then the script itself."""
+    source = script.read_text()
+    module_doc = ast.get_docstring(ast.parse(source)) or f"# {script.stem}"
+    body = source.split('"""', 2)[2].lstrip("\n")
+    return (
+        f"{module_doc}\n\n## The script\n\n"
+        f"Run it: `python docs/tutorials/{script.name}`. The test suite runs it too "
+        f"(`tests/docs/test_tutorials.py`).\n\n```python\n{body}```\n"
+    )
+
+
+def _title(markdown: str) -> str:
+    return markdown.splitlines()[0].lstrip("# ").strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# Performance
+# ---------------------------------------------------------------------------------------------
+
+
+def performance_page(rows: list[dict[str, Any]]) -> str:
+    """The markdown of the performance page: one table per reference, and the plot."""
+    lines = [
+        "# Performance",
+        "",
+        "Generated from `benchmarks/results.jsonl` (written by `python benchmarks/run_all.py`) "
+        "and `benchmarks/mujoco_results.jsonl` (`python benchmarks/mujoco_speed.py`). Every "
+        "ratio is against a reference measured in the same run on the same machine; the "
+        "absolute numbers come from a shared 2-core machine and are noisy. The full write-up "
+        "with machine conditions is `benchmarks/RESULTS.md`.",
+        "",
+        "![Steps per second against the number of sub-envs](images/performance_cartpole.png)",
+        "",
+    ]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        ref = next((k[len("ratio_to_") :] for k in r if k.startswith("ratio_to_")), "none")
+        groups[(r["source"], ref)].append(r)
+    for (source, ref), members in groups.items():
+        lines += [f"## Against `{ref}` ({source})", "", "| Env | Mode | Sub-envs | Speed | Ratio |", "|---|---|---|---|---|"]
+        for r in members:
+            ratio = r.get(f"ratio_to_{ref}")
+            lines.append(
+                f"| {r['env_id']} | `{r.get('mode', r.get('library'))}` | {r.get('num_envs', 1)} | "
+                f"{_speed(r)} | {f'{ratio:.2f}x' if ratio is not None else '—'} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def performance_plot(rows: list[dict[str, Any]]) -> bytes:
+    """A PNG: CartPole-v1 steps per second against sub-envs, one line per mode.
+
+    Example:
+        >>> performance_plot([])[:4]
+        b'\\x89PNG'
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, dict[int, int]] = defaultdict(dict)
+    for r in rows:
+        if r["env_id"] == "CartPole-v1" and "steps_per_s" in r and "ratio_to_gym-native" in r:
+            series[r["mode"]][r["num_envs"]] = r["steps_per_s"]
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    for mode, points in sorted(series.items()):
+        xs = sorted(points)
+        ax.plot(xs, [points[x] for x in xs], marker="o", label=mode)
+    ax.set(xscale="log", yscale="log", xlabel="sub-envs (N)", ylabel="env-steps per second")
+    ax.set_title("CartPole-v1, native batched vs Gymnasium's native vector env")
+    if series:
+        ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    buffer = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# MkDocs hook
+# ---------------------------------------------------------------------------------------------
+
+
+def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
+    """Every generated file (path relative to ``docs/`` -> content) and the site's nav.
+
+    Example:
+        >>> files, nav = generated_pages()  # doctest: +SKIP
+    """
+    infos = collect_envs()
+    speeds = _load_benchmarks()
+    files: dict[str, str | bytes] = {}
+    by_family: dict[str, list[EnvInfo]] = {f: [] for f in FAMILIES}
+    for info in infos:
+        by_family[info.family].append(info)
+        files[info.page] = env_page(info, infos, speeds)
+    by_family = {f: m for f, m in by_family.items() if m}
+    files["envs/index.md"] = envs_index(by_family)
+    env_nav: list[Any] = ["envs/index.md"]
+    for family, members in by_family.items():
+        files[f"envs/{family}/index.md"] = family_page(family, members)
+        env_nav.append(
+            {FAMILIES[family][0]: [f"envs/{family}/index.md", *[{m.env_id: m.page} for m in members]]}
+        )
+    reference = reference_pages()
+    files.update(reference)
+    files["reference/index.md"] = reference_index()
+    tutorial_nav: list[Any] = ["tutorials/index.md"]
+    listing = [
+        "# Tutorials",
+        "",
+        "Each tutorial is a script in `docs/tutorials/` that the test suite runs (the ones "
+        "that train are shortened there: each script says which numbers to raise for a full "
+        "run). A tutorial's page is its script.",
+        "",
+    ]
+    for script in tutorial_scripts():
+        page = f"tutorials/{script.stem}.md"
+        files[page] = tutorial_page(script)
+        tutorial_nav.append({_title(files[page]): page})
+        listing.append(f"1. [{_title(files[page])}]({script.stem}.md)")
+    files["tutorials/index.md"] = "\n".join([*listing, ""])
+    files["performance.md"] = performance_page(speeds)
+    files["images/performance_cartpole.png"] = performance_plot(speeds)
+    nav = [
+        {"Home": "index.md"},
+        {"Environments": env_nav},
+        {"Tutorials": tutorial_nav},
+        {"Native batching": "native_batching.md"},
+        {"API reference": ["reference/index.md", *[{t: f"reference/{s}.md"} for s, t, _ in REFERENCE]]},
+        {"Performance": "performance.md"},
+        {"About these docs": "about.md"},
+    ]
+    return files, nav
+
+
+_GENERATED: dict[str, str | bytes] = {}
+
+
+def on_config(config: Any) -> Any:
+    """MkDocs hook: generate the pages and set the navigation that lists them."""
+    files, nav = generated_pages()
+    _GENERATED.clear()
+    _GENERATED.update(files)
+    config["nav"] = nav
+    return config
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """MkDocs hook: add the generated pages to the site's files."""
+    from mkdocs.structure.files import File
+
+    for path, content in _GENERATED.items():
+        existing = files.get_file_from_path(path)
+        if existing is not None:
+            files.remove(existing)
+        files.append(File.generated(config, path, content=content))
+    return files
+
+
+def _griffe_extension_base() -> type:
+    try:
+        import griffe
+    except ImportError:  # only the docs build needs griffe
+        return object
+    return griffe.Extension
+
+
+class ExampleSections(_griffe_extension_base()):  # type: ignore[misc]
+    """A griffe extension: read an ``Example:`` section as ``Examples:`` (doctest code).
+
+    palaestra's docstrings title their doctests ``Example:``, which griffe's Google parser
+    would otherwise render as Markdown prose (where ``[[0.5]]`` reads as a link).
+
+    Example:
+        >>> ExampleSections.rename("Args:\n    x: y.\n\nExample:\n    >>> 1\n")[-24:]
+        'y.\n\nExamples:\n    >>> 1\n'
+    """
+
+    @staticmethod
+    def rename(text: str) -> str:
+        """``text`` with every ``Example:`` section title replaced by ``Examples:``."""
+        return re.sub(r"(?m)^(\s*)Example:\s*$", r"\1Examples:", text)
+
+    def on_instance(self, *, obj: Any, **kwargs: Any) -> None:
+        """Rename the sections of each object's docstring before it is parsed."""
+        if obj.docstring is not None:
+            obj.docstring.value = self.rename(obj.docstring.value)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the site with warnings as errors: ``mkdocs build --strict`` plus ``argv``."""
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", *(argv or [])]
+    return subprocess.call(command, cwd=ROOT)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
