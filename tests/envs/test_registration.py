@@ -368,7 +368,7 @@ def test_load_env_creator_imports_the_attribute():
 
 @pytest.mark.parametrize("entry_point", ["no_colon", ":Attr", "module:", "a:b:c"])
 def test_load_env_creator_rejects_malformed_entry_points(entry_point):
-    with pytest.raises(ValueError, match=re.escape(f"Entry point {entry_point!r} is malformed")):
+    with pytest.raises(ValueError, match=re.escape(f"entry point {entry_point!r} is malformed")):
         load_env_creator(entry_point)
 
 

@@ -361,3 +361,45 @@ def make_vec_of_a_vector_env_with_a_string_autoreset_mode(gym):
         return env
 
     gym.make_vec(spec(gym, vector_entry_point=create)).close()
+
+
+# ---- beyond Gymnasium's own raise sites: errors from what registration calls -----------------
+@case
+def spec_to_json_with_unjsonable_kwargs(gym):
+    spec(gym, entry_point="some.module:Env", kwargs={"dtype": np.float32}).to_json()
+
+
+@case
+def make_a_string_entry_point_of_a_missing_module(gym):
+    gym.make(spec(gym, entry_point="no_such_module_zzqq:Env"))
+
+
+@case
+def make_a_string_entry_point_of_a_missing_attribute(gym):
+    gym.make(spec(gym, entry_point="json:NoSuchEnv"))
+
+
+@case
+def make_a_string_entry_point_without_a_colon(gym):
+    gym.make(spec(gym, entry_point="json.NoSuchEnv"))
+
+
+@case
+def make_with_max_episode_steps_zero(gym):
+    gym.make("CartPole-v1", max_episode_steps=0)
+
+
+@case
+def register_a_malformed_id(gym):
+    gym.register("not an id!", entry_point="json:loads")
+
+
+@case
+def make_vec_with_a_spec_kwarg_clash(gym):
+    gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync", bogus=1)
+
+
+@case
+def pprint_registry_of_an_unknown_namespace(gym):
+    gym.pprint_registry(exclude_namespaces=["zzqq"], disable_print=True)
+    gym.make("zzqq/Thing-v0")

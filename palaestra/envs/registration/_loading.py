@@ -28,9 +28,20 @@ def load_env_creator(name: str) -> EnvCreator | VectorEnvCreator:
     """
     module_name, separator, attribute = name.partition(":")
     if not separator or not module_name or not attribute or ":" in attribute:
+        # Gymnasium unpacks ``name.split(":")``; its error text starts ours.
+        parts = name.count(":") + 1
+        unpacking = (
+            "not enough values to unpack (expected 2, got 1)"
+            if parts < 2
+            else "too many values to unpack (expected 2)"
+            if parts > 2
+            else "Empty module name"
+            if not module_name
+            else "the attribute name is empty"
+        )
         raise ValueError(
-            f"Entry point {name!r} is malformed: expected 'module.path:Attribute', "
-            "e.g. 'palaestra.envs.classic_control.cartpole:CartPoleEnv'."
+            f"{unpacking}: entry point {name!r} is malformed: expected "
+            "'module.path:Attribute', e.g. 'palaestra.envs.classic_control.cartpole:CartPoleEnv'."
         )
     module = importlib.import_module(module_name)
     try:
