@@ -257,8 +257,7 @@ class BlackjackEnv(Env):
             total,
             face,
             usable,
-            self.dealer_top_card_value_str,
-            str(self.dealer_top_card_suit),
+            f"{self.dealer_top_card_value_str}{self.dealer_top_card_suit}",
         )
         return self._canvas.finish()
 
@@ -308,9 +307,23 @@ def draw_suit(canvas: ToyCanvas, suit: str, center: tuple[float, float], size: f
 
 
 def draw_table(
-    canvas: ToyCanvas, player_sum: int, dealer_value: int, usable: int, rank: str, suit: str
+    surface: ToyCanvas,
+    player_sum: int,
+    dealer_card_value: int,
+    usable_ace: int,
+    dealer_card: str,
 ) -> None:
-    """Draw the Blackjack table: the dealer's cards and the player's total."""
+    """Draw the Blackjack table on ``surface``: the dealer's cards and the player's total.
+
+    Args:
+        surface: the canvas to draw on.
+        player_sum: the player's total.
+        dealer_card_value: the value of the dealer's face-up card.
+        usable_ace: whether the player holds a usable ace.
+        dealer_card: the face-up card as rank and suit, e.g. ``"KS"`` or ``"10H"``.
+    """
+    canvas, dealer_value, usable = surface, dealer_card_value, usable_ace
+    rank, suit = dealer_card[:-1], dealer_card[-1]
     canvas.clear(FELT)
     canvas.rect((12, 12, SCREEN_SIZE[0] - 24, SCREEN_SIZE[1] - 24), FELT_LINE, 3, radius=16)
     canvas.text("DEALER", (40, 32), 3, INK)

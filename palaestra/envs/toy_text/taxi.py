@@ -112,6 +112,7 @@ class TaxiEnv(DiscreteToyTextEnv):
         self.lastaction: Any = None
         self.window_size = WINDOW_SIZE
         self.taxi_orientation = 0
+        self.cell_size = CELL
 
     # The table ----------------------------------------------------------------------------
 
@@ -204,6 +205,15 @@ class TaxiEnv(DiscreteToyTextEnv):
         col, row = i % 5, i // 5
         assert 0 <= row < 5
         return row, col, passenger, destination
+
+    def get_surf_loc(self, map_loc: tuple[int, int]) -> tuple[int, int]:
+        """Return the top-left pixel of grid cell ``map_loc`` (row, col) in the frame.
+
+        Example:
+            >>> TaxiEnv().get_surf_loc((1, 2))
+            (224, 184)
+        """
+        return GRID_ORIGIN[0] + map_loc[1] * CELL[0], GRID_ORIGIN[1] + map_loc[0] * CELL[1]
 
     def action_mask(self, state: int) -> np.ndarray:
         """Return the int8 mask of the actions that change ``state`` (1: has an effect)."""
