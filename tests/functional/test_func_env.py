@@ -73,7 +73,7 @@ def test_transform_wraps_every_function_and_stores_step_info():
         "state_info",
         "transition_info",
     ]
-    assert env.step_info() if False else env.step_info(None, None, None) == {}
+    assert env.step_info(None, None, None) == {}
 
 
 def test_rebind_to_numpy_returns_the_function_itself():
