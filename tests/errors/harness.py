@@ -25,8 +25,9 @@ Misuse = Callable[[ModuleType], Any]
 
 # The only rewrites applied to messages before the containment check, each one narrow:
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # the logger's colour codes around a warning
-# Gymnasium naming itself: `gymnasium.spaces.Space`, "a gymnasium space", "Gymnasium Spaces".
-_OWN_NAME = re.compile(r"\b([Gg])ymnasium(?=\.[A-Za-z_]| [Ss]paces?\b)")
+# Gymnasium naming itself: `gymnasium.spaces.Space`, "a gymnasium space", "Gymnasium Spaces"
+# (not its docs' address, gymnasium.farama.org, which palaestra's messages cite as it is).
+_OWN_NAME = re.compile(r"\b([Gg])ymnasium(?=\.[A-Za-z_]| [Ss]paces?\b)(?!\.farama\.org)")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # object reprs carry a memory address
 # Prose where Gymnasium names itself as the library acting, and palaestra's wording of it.
 SELF_REFERENCES = (
