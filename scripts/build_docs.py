@@ -36,7 +36,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 IMAGES = DOCS / "images"
-BENCHMARK_FILES = (ROOT / "benchmarks" / "results.jsonl", ROOT / "benchmarks" / "mujoco_results.jsonl")
+BENCHMARK_FILES = (
+    ROOT / "benchmarks" / "results.jsonl",
+    ROOT / "benchmarks" / "mujoco_results.jsonl",
+)
 
 # ---------------------------------------------------------------------------------------------
 # Environment pages
@@ -77,7 +80,9 @@ FAMILIES: dict[str, tuple[str, str]] = {
     ),
 }
 
-_SECTION = re.compile(r"^(Args|Arguments|Raises|Returns|Example|Examples|Attributes|Note|Notes):\s*$")
+_SECTION = re.compile(
+    r"^(Args|Arguments|Raises|Returns|Example|Examples|Attributes|Note|Notes):\s*$"
+)
 
 
 @dataclass
@@ -146,7 +151,9 @@ def collect_envs() -> list[EnvInfo]:
                 obs, act = repr(env.observation_space), repr(env.action_space)
                 metadata = dict(env.metadata)
                 env.close()
-        infos.append(EnvInfo(env_id, _family(spec.entry_point), spec, entry, error, obs, act, metadata))
+        infos.append(
+            EnvInfo(env_id, _family(spec.entry_point), spec, entry, error, obs, act, metadata)
+        )
     return infos
 
 
@@ -214,7 +221,11 @@ def _load_benchmarks() -> list[dict[str, Any]]:
 
 
 def _ratio(row: dict[str, Any]) -> str:
-    ratios = [f"{v:.2f}x vs `{k[len('ratio_to_') :]}`" for k, v in row.items() if k.startswith("ratio_to_")]
+    ratios = [
+        f"{v:.2f}x vs `{k[len('ratio_to_') :]}`"
+        for k, v in row.items()
+        if k.startswith("ratio_to_")
+    ]
     return ", ".join(ratios)
 
 
@@ -222,6 +233,10 @@ def _speed(row: dict[str, Any]) -> str:
     if "steps_per_s" in row:
         return f"{row['steps_per_s']:,} steps/s"
     return f"{row['us_per_step']} µs/step"
+
+
+def _or_dash(value: Any) -> str:
+    return "—" if value is None else str(value)
 
 
 def _code(text: str) -> str:
@@ -235,14 +250,14 @@ def _versions(info: EnvInfo, infos: list[EnvInfo]) -> list[EnvInfo]:
 
 
 def _link(from_page: str, to_page: str) -> str:
-    """A relative link from one docs page to another."""
+    """Return the relative link from one docs page to another."""
     import os.path
 
     return os.path.relpath(to_page, os.path.dirname(from_page)).replace(os.sep, "/")
 
 
 def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) -> str:
-    """The markdown of one environment's page.
+    """Write the markdown of one environment's page.
 
     Args:
         info: the environment.
@@ -267,7 +282,7 @@ def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) 
     if prose:
         lines += ["## Description", "", prose, ""]
     lines += ["## Summary", "", "| | |", "|---|---|"]
-    lines.append(f"| Make | `gym.make(\"{info.env_id}\")` |")
+    lines.append(f'| Make | `gym.make("{info.env_id}")` |')
     if entry_name:
         lines.append(f"| Entry point | `{entry_name}` |")
     if info.observation_space:
@@ -275,7 +290,7 @@ def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) 
         act = " ".join(info.action_space.split())
         lines.append(f"| Observation space | `{obs if len(obs) < 90 else obs[:60] + ' ...'}` |")
         lines.append(f"| Action space | `{act}` |")
-    lines.append(f"| Reward threshold | {spec.reward_threshold if spec.reward_threshold is not None else '—'} |")
+    lines.append(f"| Reward threshold | {_or_dash(spec.reward_threshold)} |")
     limit = spec.max_episode_steps
     lines.append(f"| Time limit | {f'{limit} steps (then truncated)' if limit else 'none'} |")
     if spec.kwargs:
@@ -286,7 +301,11 @@ def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) 
     vector = spec.vector_entry_point
     lines.append(
         "| Natively batched | "
-        + (f"yes: `{vector}` (the default of `make_vec`)" if vector else "no (sync, async, pool, ray)")
+        + (
+            f"yes: `{vector}` (the default of `make_vec`)"
+            if vector
+            else "no (sync, async, pool, ray)"
+        )
         + " |"
     )
     lines.append("")
@@ -318,12 +337,23 @@ def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) 
                 name = p.name if p.kind is not p.VAR_KEYWORD else f"**{p.name}"
                 meaning = arg_docs.get(p.name, "").replace("|", "\\|")
                 lines.append(f"| `{name}` | {default.replace('|', chr(92) + '|')} | {meaning} |")
-            lines += ["", "Pass them to `make`: `gym.make(\"" + info.env_id + "\", argument=value)`.", ""]
+            lines += [
+                "",
+                'Pass them to `make`: `gym.make("' + info.env_id + '", argument=value)`.',
+                "",
+            ]
     lines += ["## Version history", ""]
-    lines += ["| Id | Entry point | Time limit | Reward threshold | Arguments |", "|---|---|---|---|---|"]
+    lines += [
+        "| Id | Entry point | Time limit | Reward threshold | Arguments |",
+        "|---|---|---|---|---|",
+    ]
     for other in _versions(info, infos):
         ep = other.spec.entry_point if isinstance(other.spec.entry_point, str) else "(raises)"
-        label = f"**{other.env_id}**" if other is info else f"[{other.env_id}]({_link(info.page, other.page)})"
+        label = (
+            f"**{other.env_id}**"
+            if other is info
+            else f"[{other.env_id}]({_link(info.page, other.page)})"
+        )
         lines.append(
             f"| {label} | `{ep}` | {other.spec.max_episode_steps or '—'} | "
             f"{other.spec.reward_threshold if other.spec.reward_threshold is not None else '—'} | "
@@ -336,26 +366,38 @@ def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) 
         lines += ["| Mode | Sub-envs | Speed | Same-run ratio |", "|---|---|---|---|"]
         for r in rows:
             lines.append(
-                f"| `{r.get('mode', r.get('library'))}` | {r.get('num_envs', 1)} | {_speed(r)} | {_ratio(r)} |"
+                f"| `{r.get('mode', r.get('library'))}` | {r.get('num_envs', 1)} | "
+                f"{_speed(r)} | {_ratio(r)} |"
             )
-        lines += ["", f"From `benchmarks/` (see [Performance]({_link(info.page, 'performance.md')}))."]
+        lines += [
+            "",
+            f"From `benchmarks/` (see [Performance]({_link(info.page, 'performance.md')})).",
+        ]
     else:
         lines.append(
-            f"Not measured yet (see [Performance]({_link(info.page, 'performance.md')}) for what is)."
+            "Not measured yet (see "
+            f"[Performance]({_link(info.page, 'performance.md')}) for what is)."
         )
     lines.append("")
     return "\n".join(lines)
 
 
 def family_page(family: str, members: list[EnvInfo]) -> str:
-    """The markdown of an environment family's page: its ids, spaces and batched support.
+    r"""Write the markdown of an environment family's page: its ids, spaces and batching.
 
     Example:
         >>> family_page("legacy", [])[:16]
         '# Legacy ids\\n\\nId'
     """
     title, blurb = FAMILIES[family]
-    lines = [f"# {title}", "", blurb, "", "| Id | Observation space | Action space | Batched |", "|---|---|---|---|"]
+    lines = [
+        f"# {title}",
+        "",
+        blurb,
+        "",
+        "| Id | Observation space | Action space | Batched |",
+        "|---|---|---|---|",
+    ]
     page = f"envs/{family}/index.md"
     for info in members:
         obs = " ".join((info.observation_space or "—").split())
@@ -363,13 +405,15 @@ def family_page(family: str, members: list[EnvInfo]) -> str:
         act = " ".join((info.action_space or "—").split())
         act = act if len(act) < 50 else act.split("(")[0] + "(...)"
         batched = "native" if info.spec.vector_entry_point else "—"
-        lines.append(f"| [{info.env_id}]({_link(page, info.page)}) | `{obs}` | `{act}` | {batched} |")
+        lines.append(
+            f"| [{info.env_id}]({_link(page, info.page)}) | `{obs}` | `{act}` | {batched} |"
+        )
     lines.append("")
     return "\n".join(lines)
 
 
 def envs_index(by_family: dict[str, list[EnvInfo]]) -> str:
-    """The markdown of the environments' overview page."""
+    """Write the markdown of the environments' overview page."""
     lines = [
         "# Environments",
         "",
@@ -396,7 +440,12 @@ REFERENCE: list[tuple[str, str, list[str]]] = [
     (
         "vector",
         "Vector environments",
-        ["palaestra.vector", "palaestra.vector.utils", "palaestra.vector.episodes", "palaestra.vector.contract"],
+        [
+            "palaestra.vector",
+            "palaestra.vector.utils",
+            "palaestra.vector.episodes",
+            "palaestra.vector.contract",
+        ],
     ),
     ("wrappers", "Wrappers", ["palaestra.wrappers"]),
     ("vector_wrappers", "Vector wrappers", ["palaestra.wrappers.vector"]),
@@ -417,7 +466,11 @@ REFERENCE: list[tuple[str, str, list[str]]] = [
     ),
     ("functional", "Functional environments", ["palaestra.experimental.functional"]),
     ("native", "Native batching", ["palaestra.vector.native"]),
-    ("pool", "The worker pool and the process layer", ["palaestra.vector.pool", "palaestra.vector.processes"]),
+    (
+        "pool",
+        "The worker pool and the process layer",
+        ["palaestra.vector.pool", "palaestra.vector.processes"],
+    ),
     ("ray", "The ray mode", ["palaestra.vector.ray"]),
     ("compat", "Interop (compat)", ["palaestra.compat"]),
     ("train", "Training", ["palaestra.train"]),
@@ -425,7 +478,7 @@ REFERENCE: list[tuple[str, str, list[str]]] = [
 
 
 def public_names(module_name: str) -> list[str]:
-    """The public names of a module: its ``__all__``, else what it defines without ``_``.
+    """List a module's public names: its ``__all__``, else what it defines without ``_``.
 
     Example:
         >>> public_names("palaestra.spaces")[:3]
@@ -492,7 +545,7 @@ def _module_page(module: str) -> str | None:
 
 
 def reference_pages() -> dict[str, str]:
-    """The markdown of every API reference page, keyed by path relative to ``docs/``.
+    """Write every API reference page, keyed by its path relative to ``docs/``.
 
     Example:
         >>> sorted(reference_pages())[0]  # doctest: +SKIP
@@ -513,7 +566,14 @@ def reference_pages() -> dict[str, str]:
         if kind == "module":
             target = _module_page(defining or "")
             where = f"[its page]({_link(page, target)})" if target else f"`{defining}`"
-            lines += [anchor, "", f"### `{path}` {{ #{path}--module }}", "", f"The module `{defining}`: see {where}.", ""]
+            lines += [
+                anchor,
+                "",
+                f"### `{path}` {{ #{path}--module }}",
+                "",
+                f"The module `{defining}`: see {where}.",
+                "",
+            ]
         elif kind == "value":
             value = getattr(importlib.import_module(module), path.rsplit(".", 1)[1])
             shown = " ".join(repr(value).split())
@@ -544,7 +604,7 @@ def reference_pages() -> dict[str, str]:
 
 
 def reference_index() -> str:
-    """The markdown of the API reference's overview page."""
+    """Write the markdown of the API reference's overview page."""
     lines = [
         "# API reference",
         "",
@@ -566,7 +626,7 @@ def reference_index() -> str:
 
 
 def tutorial_scripts() -> list[Path]:
-    """The tutorial scripts, in the order of their numbered names.
+    """List the tutorial scripts, in the order of their numbered names.
 
     Example:
         >>> tutorial_scripts()[0].suffix
@@ -576,9 +636,10 @@ def tutorial_scripts() -> list[Path]:
 
 
 def tutorial_page(script: Path) -> str:
-    """A tutorial's page: the script's docstring as prose, then the script itself."""
+    """Write a tutorial's page: the script's docstring as prose, then the script itself."""
     source = script.read_text()
-    module_doc = ast.get_docstring(ast.parse(source)) or f"# {script.stem}"
+    title, _, rest = (ast.get_docstring(ast.parse(source)) or script.stem).partition("\n")
+    module_doc = f"# {title.rstrip('.')}\n{rest}"
     body = source.split('"""', 2)[2].lstrip("\n")
     return (
         f"{module_doc}\n\n## The script\n\n"
@@ -597,7 +658,7 @@ def _title(markdown: str) -> str:
 
 
 def performance_page(rows: list[dict[str, Any]]) -> str:
-    """The markdown of the performance page: one table per reference, and the plot."""
+    """Write the performance page: one table per reference, and the plot."""
     lines = [
         "# Performance",
         "",
@@ -615,7 +676,12 @@ def performance_page(rows: list[dict[str, Any]]) -> str:
         ref = next((k[len("ratio_to_") :] for k in r if k.startswith("ratio_to_")), "none")
         groups[(r["source"], ref)].append(r)
     for (source, ref), members in groups.items():
-        lines += [f"## Against `{ref}` ({source})", "", "| Env | Mode | Sub-envs | Speed | Ratio |", "|---|---|---|---|---|"]
+        lines += [
+            f"## Against `{ref}` ({source})",
+            "",
+            "| Env | Mode | Sub-envs | Speed | Ratio |",
+            "|---|---|---|---|---|",
+        ]
         for r in members:
             ratio = r.get(f"ratio_to_{ref}")
             lines.append(
@@ -627,7 +693,7 @@ def performance_page(rows: list[dict[str, Any]]) -> str:
 
 
 def performance_plot(rows: list[dict[str, Any]]) -> bytes:
-    """A PNG: CartPole-v1 steps per second against sub-envs, one line per mode.
+    r"""Draw a PNG: CartPole-v1 steps per second against sub-envs, one line per mode.
 
     Example:
         >>> performance_plot([])[:4]
@@ -682,7 +748,12 @@ def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
     for family, members in by_family.items():
         files[f"envs/{family}/index.md"] = family_page(family, members)
         env_nav.append(
-            {FAMILIES[family][0]: [f"envs/{family}/index.md", *[{m.env_id: m.page} for m in members]]}
+            {
+                FAMILIES[family][0]: [
+                    f"envs/{family}/index.md",
+                    *[{m.env_id: m.page} for m in members],
+                ]
+            }
         )
     reference = reference_pages()
     files.update(reference)
@@ -709,7 +780,12 @@ def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
         {"Environments": env_nav},
         {"Tutorials": tutorial_nav},
         {"Native batching": "native_batching.md"},
-        {"API reference": ["reference/index.md", *[{t: f"reference/{s}.md"} for s, t, _ in REFERENCE]]},
+        {
+            "API reference": [
+                "reference/index.md",
+                *[{t: f"reference/{s}.md"} for s, t, _ in REFERENCE],
+            ]
+        },
         {"Performance": "performance.md"},
         {"About these docs": "about.md"},
     ]
@@ -749,7 +825,7 @@ def _griffe_extension_base() -> type:
 
 
 class ExampleSections(_griffe_extension_base()):  # type: ignore[misc]
-    """A griffe extension: read an ``Example:`` section as ``Examples:`` (doctest code).
+    r"""A griffe extension: read an ``Example:`` section as ``Examples:`` (doctest code).
 
     palaestra's docstrings title their doctests ``Example:``, which griffe's Google parser
     would otherwise render as Markdown prose (where ``[[0.5]]`` reads as a link).

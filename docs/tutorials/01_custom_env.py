@@ -1,4 +1,4 @@
-"""# Writing a custom environment and checking it
+"""Writing a custom environment and checking it.
 
 An environment is a subclass of `palaestra.Env` with an `observation_space`, an
 `action_space`, `reset(seed=..., options=...)` and `step(action)`. This one is a corridor: the
@@ -33,11 +33,13 @@ class Corridor(gym.Env):
         return np.array([self.position / (self.length - 1)], dtype=np.float32)
 
     def reset(self, *, seed=None, options=None):
+        """Start in a random cell of the left half."""
         super().reset(seed=seed)  # seeds self.np_random
         self.position = int(self.np_random.integers(0, self.length // 2))
         return self._observation(), {}
 
     def step(self, action):
+        """Move one cell; the last cell ends the episode."""
         move = 1 if action == 1 else -1
         self.position = int(np.clip(self.position + move, 0, self.length - 1))
         terminated = self.position == self.length - 1
@@ -45,6 +47,7 @@ class Corridor(gym.Env):
         return self._observation(), reward, terminated, False, {}
 
     def render(self):
+        """Draw the corridor as text, ``A`` for the agent."""
         if self.render_mode == "ansi":
             return "".join("A" if i == self.position else "." for i in range(self.length))
         return None

@@ -1,11 +1,11 @@
-"""# Vectorizing an environment in every mode
+"""Vectorizing an environment in every mode.
 
 `make_vec` builds `num_envs` copies of an environment behind one `VectorEnv`. The mode says
 how they run:
 
 | mode | where the sub-envs run |
 |---|---|
-| `"vector_entry_point"` | one natively batched env (NumPy arrays over all sub-envs); the default when the env has one |
+| `"vector_entry_point"` | one natively batched env (the default when the env has one) |
 | `"sync"` | a Python loop in this process (`SyncVectorEnv`) |
 | `"async"` | one worker process per sub-env (`AsyncVectorEnv`) |
 | `"pool"` | several sub-envs per worker process, one shared-memory block (`PoolVectorEnv`) |
@@ -36,22 +36,22 @@ for mode in MODES:
     envs.close()
 
 reference_obs, reference_rewards = trajectories["sync"]
-for mode, (observations, rewards) in trajectories.items():
+for observations, rewards in trajectories.values():
     np.testing.assert_array_equal(observations, reference_obs)
     np.testing.assert_array_equal(rewards, reference_rewards)
 print("every mode gave the same trajectory")
 
 # sync, async and pool apply wrappers to each sub-env (the native env batches inside one env).
-for mode in ("sync", "async", "pool"):
+for wrapped_mode in ("sync", "async", "pool"):
     envs = gym.make_vec(
         "CartPole-v1",
         num_envs=2,
-        vectorization_mode=mode,
+        vectorization_mode=wrapped_mode,
         wrappers=[lambda env: gym.wrappers.TimeLimit(env, max_episode_steps=5)],
     )
     envs.reset(seed=0)
     for _ in range(5):
         *_, truncations, _ = envs.step(np.zeros(2, dtype=np.int64))
-    print(f"{mode}: truncated after 5 steps -> {truncations}")
+    print(f"{wrapped_mode}: truncated after 5 steps -> {truncations}")
     assert truncations.all()
     envs.close()

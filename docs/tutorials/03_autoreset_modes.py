@@ -1,4 +1,4 @@
-"""# Autoreset modes, step by step
+"""Autoreset modes, step by step.
 
 When a sub-env of a vector env ends its episode, what happens on the following `step` depends
 on the vector env's `autoreset_mode` (`palaestra.vector.AutoresetMode`, also in
@@ -128,15 +128,25 @@ def draw(mode, categories, final_obs_rows, path):
     handles = [Patch(color=COLORS[c], label=LABELS[c]) for c in shown]
     if final_obs_rows:
         handles.append(Patch(color="#444444", label='F: info["final_obs"] holds the ending obs'))
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=3, fontsize=8, frameon=False)
+    ax.legend(
+        handles=handles,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.35),
+        ncol=3,
+        fontsize=8,
+        frameon=False,
+    )
     fig.tight_layout()
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
 
 
 def main():
+    """Run every mode, print what its steps were and draw its timeline."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--images", type=Path, default=Path(__file__).resolve().parent.parent / "images")
+    parser.add_argument(
+        "--images", type=Path, default=Path(__file__).resolve().parent.parent / "images"
+    )
     args = parser.parse_args()
     args.images.mkdir(parents=True, exist_ok=True)
     for mode in AutoresetMode:

@@ -1,0 +1,191 @@
+"""The documentation site: a strict build, resolving links, a page for every env and name."""
+
+import importlib.util
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+import palaestra as gym
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_builder():
+    spec = importlib.util.spec_from_file_location("build_docs", ROOT / "scripts" / "build_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("build_docs", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+builder = _load_builder()
+
+
+class _Page(HTMLParser):
+    """The ids an HTML page defines and the links (href/src) it makes."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids, self.links = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if attributes.get("id"):
+            self.ids.add(attributes["id"])
+        for key in ("href", "src"):
+            if attributes.get(key):
+                self.links.append(attributes[key])
+
+
+def _parse(path):
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+@pytest.fixture(scope="module")
+def pages(site):
+    return {path: _parse(path) for path in site.rglob("*.html")}
+
+
+def _target(site, page_path, link):
+    """The file a relative link of ``page_path`` points to, and its fragment."""
+    parts = urlsplit(link)
+    path = unquote(parts.path)
+    if not path:
+        return page_path, parts.fragment
+    base = site if path.startswith("/") else page_path.parent
+    target = (base / path.lstrip("/")).resolve()
+    if target.is_dir():
+        target = target / "index.html"
+    return target, parts.fragment
+
+
+def _internal(link):
+    parts = urlsplit(link)
+    return not parts.scheme and not parts.netloc and not link.startswith(("mailto:", "javascript:"))
+
+
+def test_site_builds_with_warnings_as_errors(build_result):
+    returncode, output, _ = build_result
+    assert returncode == 0, output
+    assert "WARNING" not in output, output
+
+
+def test_every_internal_link_resolves_to_a_file(site, pages):
+    broken = []
+    for path, page in pages.items():
+        if path.name == "404.html":  # served at any depth, links are site-absolute
+            continue
+        for link in filter(_internal, page.links):
+            target, _ = _target(site, path, link)
+            if not target.exists():
+                broken.append(f"{path.relative_to(site)} -> {link}")
+    assert broken == []
+
+
+def test_every_internal_link_fragment_names_an_id_of_its_page(site, pages):
+    broken = []
+    for path, page in pages.items():
+        if path.name == "404.html":
+            continue
+        for link in filter(_internal, page.links):
+            target, fragment = _target(site, path, link)
+            if fragment and target.suffix == ".html" and target.exists():
+                ids = pages[target].ids if target in pages else _parse(target).ids
+                if fragment not in ids:
+                    broken.append(f"{path.relative_to(site)} -> {link}")
+    assert broken == []
+
+
+def test_every_registered_env_id_has_a_page_titled_with_it(site):
+    missing = []
+    for env_id, spec in gym.registry.items():
+        family = builder._family(spec.entry_point)
+        page = site / "envs" / family / env_id.replace("/", "_") / "index.html"
+        if not page.exists() or f">{env_id}<" not in page.read_text(encoding="utf-8"):
+            missing.append(env_id)
+    assert missing == []
+
+
+def test_every_env_family_page_links_each_of_its_ids(site):
+    for family in builder.FAMILIES:
+        members = [i for i, s in gym.registry.items() if builder._family(s.entry_point) == family]
+        if not members:
+            continue
+        text = (site / "envs" / family / "index.html").read_text(encoding="utf-8")
+        for env_id in members:
+            assert f'href="{env_id.replace("/", "_")}/"' in text, env_id
+
+
+def test_every_public_name_has_a_reference_entry(site, pages):
+    missing = []
+    for slug, _module, path, kind, defining in builder.reference_entries():
+        page = site / "reference" / slug / "index.html"
+        ids = pages[page.resolve()].ids if page.resolve() in pages else set()
+        anchors = {path} | ({defining} if kind == "object" else set())
+        if not ids & anchors:
+            missing.append(path)
+    assert missing == []
+
+
+def test_reference_covers_the_gymnasium_groups_and_palaestras_own():
+    slugs = {slug for slug, _title, _modules in builder.REFERENCE}
+    gymnasium_groups = {"core", "spaces", "registration", "vector", "wrappers", "utils"}
+    ours = {"native", "pool", "ray", "compat", "train"}
+    assert gymnasium_groups | ours <= slugs
+
+
+def test_a_class_entry_renders_its_docstring_and_signature(site):
+    text = (site / "reference" / "spaces" / "index.html").read_text(encoding="utf-8")
+    assert 'id="palaestra.spaces.box.Box"' in text
+    assert "sample" in text and "low" in text
+
+
+def test_every_tutorial_script_has_a_page_with_its_code(site):
+    for script in builder.tutorial_scripts():
+        page = site / "tutorials" / script.stem / "index.html"
+        assert page.exists(), script.name
+        first_import = next(
+            line for line in script.read_text().splitlines() if line.startswith("import")
+        )
+        assert first_import.split()[1] in page.read_text(encoding="utf-8"), script.name
+
+
+def test_performance_page_shows_the_plot_and_a_table_row_per_measurement(site):
+    text = (site / "performance" / "index.html").read_text(encoding="utf-8")
+    assert (site / "images" / "performance_cartpole.png").read_bytes()[:4] == b"\x89PNG"
+    assert 'src="../images/performance_cartpole.png"' in text
+    rows = builder._load_benchmarks()
+    assert text.count("<tr>") >= len(rows)
+
+
+def test_env_page_shows_spaces_threshold_time_limit_and_batching():
+    infos = builder.collect_envs()
+    info = next(i for i in infos if i.env_id == "CartPole-v1")
+    page = builder.env_page(info, infos, [])
+    assert "| Action space | `Discrete(2)` |" in page
+    assert "| Reward threshold | 475.0 |" in page
+    assert "| Time limit | 500 steps (then truncated) |" in page
+    assert "CartPoleVectorEnv" in page
+    assert "| `sutton_barto_reward` | `False` |" in page
+    assert "[CartPole-v0](CartPole-v0.md)" in page
+
+
+def test_env_page_of_an_id_that_cannot_be_made_shows_makes_error():
+    infos = builder.collect_envs()
+    info = next(i for i in infos if i.env_id == "Ant-v2")
+    assert "`make` raises:" in builder.env_page(info, infos, [])
+    assert "ImportError" in builder.env_page(info, infos, [])
+
+
+def test_env_page_measured_speed_comes_from_the_benchmark_rows():
+    infos = builder.collect_envs()
+    info = next(i for i in infos if i.env_id == "Pendulum-v1")
+    row = {"env_id": "Pendulum-v1", "mode": "native", "num_envs": 8, "steps_per_s": 1234}
+    row["ratio_to_gym-sync"] = 2.5
+    page = builder.env_page(info, infos, [row])
+    assert "| `native` | 8 | 1,234 steps/s | 2.50x vs `gym-sync` |" in page
