@@ -96,21 +96,26 @@ SAME_STEP = AutoresetMode.SAME_STEP
 DISABLED = AutoresetMode.DISABLED
 
 
-def autoreset_mode(env: Any) -> AutoresetMode:
+def autoreset_mode(env: Any, *, strict: bool = True) -> AutoresetMode:
     """Return the autoreset mode a vector env declares in ``metadata["autoreset_mode"]``.
 
-    This is the one place that reads it: wrappers, the training toolkit and the benchmarks
-    all ask here. A vector wrapper forwards its inner env's metadata, so a wrapped env
-    answers for the env below it.
+    This is the one place that reads it: the vector envs, ``make_vec``, wrappers, the
+    training toolkit and the benchmarks all ask here. A vector wrapper forwards its inner
+    env's metadata, so a wrapped env answers for the env below it.
 
     Args:
         env: a vector env or vector wrapper (anything with a ``metadata`` dict).
+        strict: ``True`` (the default) raises for a declared mode that is not an
+            :class:`AutoresetMode` member. ``False`` is the check ``make_vec`` runs on the
+            env it built: Gymnasium's ``make_vec`` warnings for a missing or invalid mode,
+            and ``NEXT_STEP`` assumed in both cases.
 
     Returns:
         The declared mode; ``NEXT_STEP`` (after a warning) when none is declared.
 
     Raises:
-        TypeError: if the declared mode is not an :class:`AutoresetMode` member.
+        TypeError: if ``strict`` and the declared mode is not an :class:`AutoresetMode`
+            member.
 
     Example:
         >>> import palaestra as gym
@@ -120,18 +125,26 @@ def autoreset_mode(env: Any) -> AutoresetMode:
     metadata = getattr(env, "metadata", None) or {}
     if "autoreset_mode" not in metadata:
         logger.warn(
-            f"Vector environment ({env}) is missing `autoreset_mode` metadata key; assuming "
-            "AutoresetMode.NEXT_STEP. Set `metadata['autoreset_mode']` to an AutoresetMode "
-            "member (see https://farama.org/Vector-Autoreset-Mode)."
+            f"The VectorEnv ({env}) is missing AutoresetMode metadata, metadata={metadata}"
+            if not strict
+            else f"Vector environment ({env}) is missing `autoreset_mode` metadata key; "
+            "assuming AutoresetMode.NEXT_STEP. Set `metadata['autoreset_mode']` to an "
+            "AutoresetMode member (see https://farama.org/Vector-Autoreset-Mode)."
         )
         return NEXT_STEP
     mode = metadata["autoreset_mode"]
-    if not isinstance(mode, AutoresetMode):
-        raise TypeError(
-            "Expected env.metadata['autoreset_mode'] to be an AutoresetMode, "
-            f"got {type(mode)} ({mode!r}): set it to a `palaestra.vector.AutoresetMode` member."
+    if isinstance(mode, AutoresetMode):
+        return mode
+    if not strict:
+        logger.warn(
+            f"The VectorEnv ({env}) metadata['autoreset_mode'] is not an instance of "
+            f"AutoresetMode, {type(mode)}."
         )
-    return mode
+        return NEXT_STEP
+    raise TypeError(
+        "Expected env.metadata['autoreset_mode'] to be an AutoresetMode, "
+        f"got {type(mode)} ({mode!r}): set it to a `palaestra.vector.AutoresetMode` member."
+    )
 
 
 def time_limit_reached(elapsed_steps: Any, max_episode_steps: Any) -> Any:

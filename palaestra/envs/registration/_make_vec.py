@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from palaestra import error, logger
+from palaestra import error
 from palaestra.core import Env, Wrapper
 from palaestra.envs.registration._loading import resolve_creator
 from palaestra.envs.registration._lookup import find_spec
@@ -112,7 +112,9 @@ def make_vec(
     envs.unwrapped.spec = _vector_spec(
         env_spec, env_kwargs, num_envs, mode, vector_kwargs, wrappers
     )
-    _check_autoreset_metadata(envs)
+    from palaestra.vector.episodes import autoreset_mode
+
+    autoreset_mode(envs, strict=False)
     return envs
 
 
@@ -260,17 +262,3 @@ def _vector_spec(
     if wrappers:
         vector_spec.kwargs["wrappers"] = wrappers
     return vector_spec
-
-
-def _check_autoreset_metadata(envs: VectorEnv) -> None:
-    from palaestra.vector import AutoresetMode
-
-    if "autoreset_mode" not in envs.metadata:
-        logger.warn(
-            f"The VectorEnv ({envs}) is missing AutoresetMode metadata, metadata={envs.metadata}"
-        )
-    elif not isinstance(envs.metadata["autoreset_mode"], AutoresetMode):
-        logger.warn(
-            f"The VectorEnv ({envs}) metadata['autoreset_mode'] is not an instance of "
-            f"AutoresetMode, {type(envs.metadata['autoreset_mode'])}."
-        )

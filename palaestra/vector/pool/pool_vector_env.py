@@ -44,7 +44,7 @@ from palaestra.vector._arguments import (
     split_reset_mask,
     values_per_env,
 )
-from palaestra.vector.episodes import disabled_step_error
+from palaestra.vector.episodes import autoreset_mode, disabled_step_error
 from palaestra.vector.pool._block import SharedBlock, pool_layout
 from palaestra.vector.pool._layout import (
     assemble,
@@ -351,14 +351,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             )
         return batch_size
 
-    def _probe_spaces(
-        self, env_fns: Any, vector_env_fn: Any, autoreset_mode: AutoresetMode
-    ) -> None:
-        probe = (
-            vector_env_fn(1)
-            if vector_env_fn is not None
-            else _sync_group(env_fns[:1], autoreset_mode)
-        )
+    def _probe_spaces(self, env_fns: Any, vector_env_fn: Any, mode: AutoresetMode) -> None:
+        probe = vector_env_fn(1) if vector_env_fn is not None else _sync_group(env_fns[:1], mode)
         try:
             self.single_observation_space = probe.single_observation_space
             self.single_action_space = probe.single_action_space
@@ -366,7 +360,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             self.render_mode = probe.render_mode
         finally:
             probe.close()
-        self.autoreset_mode = self.metadata["autoreset_mode"]
+        self.autoreset_mode = autoreset_mode(self)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
