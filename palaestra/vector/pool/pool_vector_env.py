@@ -544,6 +544,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         """Read the replies of the finished workers of ``round_`` (to ``command``)."""
         status = self._block["status"].tolist()
         in_flight = self._in_flight
+        group_infos = []
         for worker in round_.done:
             in_flight.discard(worker.index)
             word = status[worker.index]
@@ -564,7 +565,11 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 if observations is not None:
                     self._group_observations[worker.index] = observations
                 if info:
-                    _place_info(round_.infos, info, worker.start, self.num_envs)
+                    group_infos.append((worker.start, info))
+        # In row order whatever order the workers finished in: as in a sync vector env, the
+        # first row holding a key decides its batch's dtype.
+        for start, info in sorted(group_infos, key=lambda item: item[0]):
+            _place_info(round_.infos, info, start, self.num_envs)
         if round_.failures:
             failed = {failure.worker for failure in round_.failures}
             round_.done = [w for w in round_.done if w not in failed]
