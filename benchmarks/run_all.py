@@ -116,7 +116,10 @@ SUITE += [
             "--steps",
             "100",
         ],
-        "envpool" if importlib.util.find_spec("envpool") else "gym-native",
+        # The reference must be one of the section's modes.
+        "envpool"
+        if importlib.util.find_spec("envpool")
+        else ("gym-native" if env_id == CLASSIC[0] else "gym-sync"),
     )
     for env_id in CLASSIC
 ]
