@@ -23,6 +23,7 @@ import importlib
 import inspect
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -649,7 +650,7 @@ def tutorial_page(script: Path) -> str:
 
 
 def _title(markdown: str) -> str:
-    return markdown.splitlines()[0].lstrip("# ").strip()
+    return markdown.splitlines()[0].lstrip("# ").strip().replace("`", "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -849,7 +850,7 @@ class ExampleSections(_griffe_extension_base()):  # type: ignore[misc]
 def main(argv: list[str] | None = None) -> int:
     """Build the site with warnings as errors: ``mkdocs build --strict`` plus ``argv``."""
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", *(argv or [])]
-    return subprocess.call(command, cwd=ROOT)
+    return subprocess.call(command, cwd=ROOT, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
 
 
 if __name__ == "__main__":
