@@ -406,9 +406,10 @@ def family_page(family: str, members: list[EnvInfo]) -> str:
         act = " ".join((info.action_space or "—").split())
         act = act if len(act) < 50 else act.split("(")[0] + "(...)"
         batched = "native" if info.spec.vector_entry_point else "—"
-        lines.append(
-            f"| [{info.env_id}]({_link(page, info.page)}) | `{obs}` | `{act}` | {batched} |"
-        )
+        spaces = f"`{obs}` | `{act}`"
+        if info.make_error:
+            spaces = f"`make` raises `{info.make_error.split(':')[0]}` | (see its page)"
+        lines.append(f"| [{info.env_id}]({_link(page, info.page)}) | {spaces} | {batched} |")
     lines.append("")
     return "\n".join(lines)
 
