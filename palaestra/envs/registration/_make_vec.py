@@ -216,31 +216,48 @@ def _make_pool_vector_env(
 ) -> VectorEnv:
     """Return a :class:`~palaestra.vector.PoolVectorEnv` of ``num_envs`` copies of ``env_spec``.
 
-    Workers run the spec's natively batched env when it has one and neither ``wrappers``
-    nor the spec's additional wrappers need single envs; otherwise a sync vector env of
-    single envs made with ``make``. ``vector_kwargs`` are the pool's arguments
-    (``num_workers``, ``batch_size``, ``autoreset_mode``, ``context``, ``timeout``,
-    ``restart_failed``, ``max_restarts``, ``spin_us``).
+    ``vector_kwargs`` are the pool's arguments (``num_workers``, ``batch_size``,
+    ``autoreset_mode``, ``context``, ``timeout``, ``restart_failed``, ``max_restarts``,
+    ``spin_us``); the groups are :func:`_group_arguments`'.
     """
     from palaestra.vector.pool import PoolVectorEnv
 
+    return PoolVectorEnv(
+        **_group_arguments(env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
+    )
+
+
+def _group_arguments(
+    env_spec: EnvSpec,
+    num_envs: int,
+    vector_kwargs: dict[str, Any],
+    wrappers: Sequence[Callable[[Any], Any]],
+    env_kwargs: dict[str, Any],
+) -> dict[str, Any]:
+    """Return the keyword arguments of a vector env of worker groups (pool, Ray mode).
+
+    Workers run the spec's natively batched env when it has one and neither ``wrappers``
+    nor the spec's additional wrappers need single envs (``vector_env_fn``, with
+    ``autoreset_mode`` and the spec's time limit passed to it); otherwise a sync vector env
+    of single envs made with ``make`` (``env_fns``). The other ``vector_kwargs`` are kept.
+    """
     vector_kwargs = dict(vector_kwargs)
     native = env_spec.vector_entry_point is not None and not (
         wrappers or env_spec.additional_wrappers
     )
-    if native:
-        kwargs = dict(env_kwargs)
-        if "autoreset_mode" in vector_kwargs:
-            kwargs["autoreset_mode"] = vector_kwargs.pop("autoreset_mode")
-        if env_spec.max_episode_steps is not None:
-            kwargs.setdefault("max_episode_steps", env_spec.max_episode_steps)
-        return PoolVectorEnv(
-            vector_env_fn=functools.partial(_pool_native_group, env_spec, kwargs),
-            num_envs=num_envs,
-            **vector_kwargs,
-        )
-    make_one = functools.partial(_sub_env, env_spec, dict(env_kwargs), list(wrappers))
-    return PoolVectorEnv([make_one] * num_envs, **vector_kwargs)
+    if not native:
+        make_one = functools.partial(_sub_env, env_spec, dict(env_kwargs), list(wrappers))
+        return {"env_fns": [make_one] * num_envs, **vector_kwargs}
+    kwargs = dict(env_kwargs)
+    if "autoreset_mode" in vector_kwargs:
+        kwargs["autoreset_mode"] = vector_kwargs.pop("autoreset_mode")
+    if env_spec.max_episode_steps is not None:
+        kwargs.setdefault("max_episode_steps", env_spec.max_episode_steps)
+    return {
+        "vector_env_fn": functools.partial(_pool_native_group, env_spec, kwargs),
+        "num_envs": num_envs,
+        **vector_kwargs,
+    }
 
 
 def _vector_spec(
