@@ -20,6 +20,12 @@ Usage:
     python benchmarks/train_offpolicy.py --algo dqn [--seeds 5]
     python benchmarks/train_offpolicy.py --algo sac [--seeds 5]
 
+``--proxy`` measures a steadier number instead: after ``learning_starts`` untimed steps, the
+wall time of ``--proxy-steps`` further env steps (with their gradient steps) for both
+libraries, repeats alternating, scaled to seconds per 10k env steps (DQN: 5000 gradient
+steps; SAC: 10000); one ``"kind": "proxy"`` line per repeat and a ``"kind": "proxy_ratio"``
+line with the medians.
+
 Output: one JSON line per run (``"kind": "run"``), one per trainer (``"kind": "summary"``)
 and a ``"kind": "ratio"`` line (SB3's median seconds over palaestra's).
 """
@@ -162,6 +168,70 @@ def run_sb3(algo: str, seed: int) -> dict:
     return _result("sb3", algo, seed, clock, model.num_timesteps, seconds)
 
 
+def proxy_palaestra(algo: str, seed: int, steps: int) -> float:
+    from palaestra.train.dqn import DQN
+    from palaestra.train.sac import SAC
+
+    setup = SETUPS[algo]
+    trainer = DQN if algo == "dqn" else SAC
+    agent = trainer(
+        "MlpPolicy",
+        setup["env_id"],
+        seed=seed,
+        hidden_sizes=tuple(setup["net"]),
+        log_interval=10**9,
+        **setup["hyper_parameters"],
+    )
+    agent.learn(agent.config.learning_starts, progress_bar=False)
+    started = time.perf_counter()
+    agent.learn(steps, progress_bar=False)
+    return time.perf_counter() - started
+
+
+def proxy_sb3(algo: str, seed: int, steps: int) -> float:
+    import gymnasium
+    from stable_baselines3 import DQN as SB3DQN
+    from stable_baselines3 import SAC as SB3SAC
+
+    torch.set_num_threads(1)
+    setup = SETUPS[algo]
+    trainer = SB3DQN if algo == "dqn" else SB3SAC
+    model = trainer(
+        "MlpPolicy",
+        gymnasium.make(setup["env_id"]),
+        seed=seed,
+        device="cpu",
+        verbose=0,
+        policy_kwargs={"net_arch": setup["net"]},
+        **setup["hyper_parameters"],
+    )
+    model.learn(model.learning_starts)
+    started = time.perf_counter()
+    model.learn(steps, reset_num_timesteps=False)
+    return time.perf_counter() - started
+
+
+def run_proxy(algo: str, repeats: int, steps: int) -> None:
+    scale = 10_000 / steps
+    ours, theirs = [], []
+    for repeat in range(repeats):
+        for impl, fn, store in (
+            ("palaestra", proxy_palaestra, ours),
+            ("sb3", proxy_sb3, theirs),
+        ):
+            seconds = fn(algo, repeat, steps) * scale
+            store.append(seconds)
+            line = {"kind": "proxy", "impl": impl, "algo": algo, "repeat": repeat}
+            line["seconds_per_10k_steps"] = round(seconds, 3)
+            print(json.dumps(line), flush=True)
+    mine, other = statistics.median(ours), statistics.median(theirs)
+    result = {"kind": "proxy_ratio", "algo": algo, "steps": steps, "repeats": repeats}
+    result.update(
+        palaestra_median=round(mine, 3), sb3_median=round(other, 3), sb3_over_palaestra=other / mine
+    )
+    print(json.dumps(result), flush=True)
+
+
 def _result(impl: str, algo: str, seed: int, clock: EvalClock, steps: int, seconds: float):
     result = {
         "kind": "run",
@@ -196,8 +266,14 @@ def main() -> None:
     parser.add_argument("--algo", choices=sorted(SETUPS), required=True)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--skip-sb3", action="store_true")
+    parser.add_argument("--proxy", action="store_true", help="time fixed steps, not solving")
+    parser.add_argument("--proxy-steps", type=int, default=2560)
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.proxy:
+        run_proxy(args.algo, args.repeats, args.proxy_steps)
+        return
     ours, theirs = [], []
     for seed in range(args.seeds):
         ours.append(run_palaestra(args.algo, seed))

@@ -201,27 +201,33 @@ class DQN(OffPolicyAgent):
             polyak_update(self._parameters, self._target_parameters, self.config.tau)
 
     def _train(self) -> None:
+        """One training round: ``gradient_steps`` double-DQN updates.
+
+        All minibatches of the round are drawn with one index draw and one gather. The
+        target network does not change during a round (it is updated between env steps),
+        so its values for every minibatch's next observations come from one forward pass.
+        """
         cfg = self.config
-        device = self.device
-        total = torch.zeros(())
-        for _ in range(cfg.gradient_steps):
-            obs, actions, rewards, next_obs, terminated = self.buffer.sample(
-                cfg.batch_size, self.rng
-            )
-            obs_t = torch.from_numpy(obs).to(device)
-            next_t = torch.from_numpy(next_obs).to(device)
-            actions_t = torch.from_numpy(actions).to(device).unsqueeze(-1)
+        steps = cfg.gradient_steps
+        obs, actions, rewards, next_obs, terminated = self.buffer.sample_batches(
+            steps, cfg.batch_size, self.rng, self.device
+        )
+        with torch.no_grad():
+            next_target = self.target_net(next_obs)
+            if not cfg.double_q:
+                next_values = next_target.max(-1).values
+            discount = (1.0 - terminated).mul_(cfg.gamma)
+        actions = actions.unsqueeze(-1)
+        losses = []
+        for i in range(steps):
             with torch.no_grad():
-                next_target = self.target_net(next_t)
                 if cfg.double_q:
-                    best = self.q_net(next_t).argmax(-1, keepdim=True)
-                    next_q = next_target.gather(-1, best).squeeze(-1)
+                    best = self.q_net(next_obs[i]).argmax(-1, keepdim=True)
+                    next_q = next_target[i].gather(-1, best).squeeze(-1)
                 else:
-                    next_q = next_target.max(-1).values
-            q_all = self.q_net(obs_t)
-            not_done = 1.0 - torch.from_numpy(terminated).to(device)
-            target = torch.from_numpy(rewards).to(device) + cfg.gamma * not_done * next_q
-            q = q_all.gather(-1, actions_t).squeeze(-1)
+                    next_q = next_values[i]
+                target = torch.addcmul(rewards[i], discount[i], next_q)
+            q = self.q_net(obs[i]).gather(-1, actions[i]).squeeze(-1)
             loss = F.smooth_l1_loss(q, target)
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -229,10 +235,11 @@ class DQN(OffPolicyAgent):
             self.num_updates += 1
             self._check_update(loss, grad_norm)
             self.optimizer.step()
-            total = total + loss.detach()
+            losses.append(loss.detach())
+        mean_loss = float(torch.stack(losses).mean())
         self._last = {
-            "loss": float(total) / cfg.gradient_steps,
-            "q_loss": float(total) / cfg.gradient_steps,
+            "loss": mean_loss,
+            "q_loss": mean_loss,
             "exploration_rate": self._exploration,
             "learning_rate": cfg.learning_rate,
         }

@@ -30,11 +30,20 @@ class ReplayBuffer:
     episode end is a reset, not a transition. ``next_obs`` of a truncated step is the final
     observation of its episode, so time-limit cuts are bootstrapped.
 
+    A transition is one float32 row of a single table (observation, next observation,
+    reward, terminated, action), so a training round gathers every batch it needs with one
+    index draw and one gather (:meth:`sample_batches`). The named attributes
+    (``observations``, ``actions``, ...) are views of that table's columns. Integer actions
+    are stored as float32, exact for indices below 2**24, and returned as ``action_dtype``.
+
     Args:
         capacity: transitions kept (the oldest are overwritten).
         obs_dim: flat observation size.
-        action_shape: shape of one stored action.
-        action_dtype: dtype of stored actions.
+        action_shape: shape of one stored action: ``()`` or ``(k,)``.
+        action_dtype: dtype of sampled actions.
+
+    Raises:
+        ValueError: for a capacity below 1 or an action shape of more than one dimension.
 
     Example:
         >>> buffer = ReplayBuffer(8, 1, (1,), np.float32)
@@ -48,12 +57,24 @@ class ReplayBuffer:
     def __init__(self, capacity: int, obs_dim: int, action_shape: tuple[int, ...], action_dtype):
         if capacity < 1:
             raise ValueError(f"buffer_size must be a positive int, got {capacity!r}.")
+        if len(action_shape) > 1:
+            raise ValueError(
+                f"ReplayBuffer stores flat actions: action_shape must be () or (k,), got "
+                f"{action_shape!r}; flatten the actions first."
+            )
         self.capacity = int(capacity)
-        self.observations = np.zeros((self.capacity, obs_dim), np.float32)
-        self.next_observations = np.zeros((self.capacity, obs_dim), np.float32)
-        self.actions = np.zeros((self.capacity, *action_shape), action_dtype)
-        self.rewards = np.zeros(self.capacity, np.float32)
-        self.terminated = np.zeros(self.capacity, np.float32)
+        self.obs_dim = int(obs_dim)
+        self.action_shape = tuple(action_shape)
+        self.action_dtype = np.dtype(action_dtype)
+        action_size = int(action_shape[0]) if action_shape else 1
+        d = self.obs_dim
+        self.table = np.zeros((self.capacity, 2 * d + 2 + action_size), np.float32)
+        self._table_t = torch.from_numpy(self.table)
+        self.observations = self.table[:, :d]
+        self.next_observations = self.table[:, d : 2 * d]
+        self.rewards = self.table[:, 2 * d]
+        self.terminated = self.table[:, 2 * d + 1]
+        self.actions = self.table[:, 2 * d + 2] if not action_shape else self.table[:, 2 * d + 2 :]
         self.position = 0
         self.full = False
 
@@ -71,7 +92,7 @@ class ReplayBuffer:
     ) -> None:
         """Store the ``valid`` rows of one vector step."""
         if valid.all():
-            rows = slice(None)
+            rows: Any = slice(None)
             count = len(valid)
         else:
             rows = np.flatnonzero(valid)
@@ -92,15 +113,53 @@ class ReplayBuffer:
         self.position = (self.position + count) % self.capacity
 
     def sample(self, batch_size: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
-        """``batch_size`` transitions drawn uniformly with replacement."""
+        """``batch_size`` transitions drawn uniformly with replacement, as NumPy arrays."""
         index = rng.integers(0, len(self), size=batch_size)
         return (
             self.observations[index],
-            self.actions[index],
+            self.actions[index].astype(self.action_dtype),
             self.rewards[index],
             self.next_observations[index],
             self.terminated[index],
         )
+
+    def sample_batches(
+        self, batches: int, batch_size: int, rng: np.random.Generator, device: Any = None
+    ) -> tuple[Any, ...]:
+        """``batches`` minibatches of ``batch_size`` transitions, as torch tensors.
+
+        One index draw and one gather for all of them (uniform, with replacement, as
+        :meth:`sample`): every tensor has leading dimensions ``(batches, batch_size)``.
+
+        Args:
+            batches: minibatches to draw.
+            batch_size: transitions per minibatch.
+            rng: the NumPy generator that draws the indices.
+            device: torch device of the returned tensors (CPU by default).
+
+        Returns:
+            ``(obs, actions, rewards, next_obs, terminated)``; integer actions as int64.
+
+        Example:
+            >>> buffer = ReplayBuffer(8, 2, (), np.int64)
+            >>> buffer.add(np.ones((3, 2)), np.array([0, 1, 2]), np.zeros(3), np.ones((3, 2)),
+            ...            np.zeros(3, bool), np.ones(3, bool))
+            >>> obs, actions, *_ = buffer.sample_batches(5, 4, np.random.default_rng(0))
+            >>> tuple(obs.shape), actions.dtype
+            ((5, 4, 2), torch.int64)
+        """
+        index = torch.from_numpy(rng.integers(0, len(self), size=batches * batch_size))
+        rows = self._table_t.index_select(0, index)
+        if device is not None:
+            rows = rows.to(device)
+        rows = rows.view(batches, batch_size, -1)
+        d = self.obs_dim
+        actions = rows[..., 2 * d + 2 :]
+        if not self.action_shape:
+            actions = actions.squeeze(-1)
+        if self.action_dtype.kind in "iub":
+            actions = actions.long()
+        return rows[..., :d], actions, rows[..., 2 * d], rows[..., d : 2 * d], rows[..., 2 * d + 1]
 
     def state(self) -> dict[str, Any]:
         """Return the stored transitions, for a resumable checkpoint."""
@@ -108,7 +167,7 @@ class ReplayBuffer:
         return {
             "observations": torch.from_numpy(self.observations[:size].copy()),
             "next_observations": torch.from_numpy(self.next_observations[:size].copy()),
-            "actions": torch.from_numpy(self.actions[:size].copy()),
+            "actions": torch.from_numpy(self.actions[:size].astype(self.action_dtype)),
             "rewards": torch.from_numpy(self.rewards[:size].copy()),
             "terminated": torch.from_numpy(self.terminated[:size].copy()),
             "position": self.position,
