@@ -223,17 +223,28 @@ def _load_benchmarks() -> list[dict[str, Any]]:
 
 def _ratio(row: dict[str, Any]) -> str:
     ratios = [
-        f"{v:.2f}x vs `{k[len('ratio_to_') :]}`"
+        f"{v:.2f}x vs `{k[len('ratio_to_') :]}`" if k.startswith("ratio_to_") else f"{k} {v:.2f}x"
         for k, v in row.items()
-        if k.startswith("ratio_to_")
+        if (k.startswith("ratio_to_") or k.endswith("_ratio")) and isinstance(v, int | float)
     ]
-    return ", ".join(ratios)
+    return ", ".join(ratios) or "—"
 
 
 def _speed(row: dict[str, Any]) -> str:
     if "steps_per_s" in row:
         return f"{row['steps_per_s']:,} steps/s"
-    return f"{row['us_per_step']} µs/step"
+    timings = [f"{k[: -len('_us')]} {v} µs" for k, v in row.items() if k.endswith("_us")]
+    if "us_per_step" in row:
+        timings.insert(0, f"{row['us_per_step']} µs/step")
+    return ", ".join(timings) or "—"
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.3g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"`{value}`".replace("|", "\\|")
 
 
 def _or_dash(value: Any) -> str:
@@ -673,23 +684,21 @@ def performance_page(rows: list[dict[str, Any]]) -> str:
         "![Steps per second against the number of sub-envs](images/performance_cartpole.png)",
         "",
     ]
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
-        ref = next((k[len("ratio_to_") :] for k in r if k.startswith("ratio_to_")), "none")
-        groups[(r["source"], ref)].append(r)
-    for (source, ref), members in groups.items():
+        ref = next((k[len("ratio_to_") :] for k in r if k.startswith("ratio_to_")), "")
+        columns = tuple(k for k in r if k not in ("source", "kind"))
+        groups[(r["source"], ref, columns)].append(r)
+    for (source, ref, columns), members in groups.items():
+        title = f"Against `{ref}`" if ref else "Measurements: " + ", ".join(columns[1:4])
         lines += [
-            f"## Against `{ref}` ({source})",
+            f"## {title} ({source})",
             "",
-            "| Env | Mode | Sub-envs | Speed | Ratio |",
-            "|---|---|---|---|---|",
+            "| " + " | ".join(columns) + " |",
+            "|" + "---|" * len(columns),
         ]
         for r in members:
-            ratio = r.get(f"ratio_to_{ref}")
-            lines.append(
-                f"| {r['env_id']} | `{r.get('mode', r.get('library'))}` | {r.get('num_envs', 1)} | "
-                f"{_speed(r)} | {f'{ratio:.2f}x' if ratio is not None else '—'} |"
-            )
+            lines.append("| " + " | ".join(_cell(r.get(c, "—")) for c in columns) + " |")
         lines.append("")
     return "\n".join(lines)
 

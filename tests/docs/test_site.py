@@ -189,3 +189,22 @@ def test_env_page_measured_speed_comes_from_the_benchmark_rows():
     row["ratio_to_gym-sync"] = 2.5
     page = builder.env_page(info, infos, [row])
     assert "| `native` | 8 | 1,234 steps/s | 2.50x vs `gym-sync` |" in page
+
+
+def test_performance_page_tabulates_rows_of_any_shape_by_their_columns():
+    rows = [
+        {"env_id": "CartPole-v1", "steps": 1000, "make_palaestra_us": 2.5, "source": "x.jsonl"},
+        {
+            "env_id": "CartPole-v1",
+            "mode": "pool",
+            "num_envs": 8,
+            "steps_per_s": 5000,
+            "ratio_to_gym-sync": 1.5,
+            "source": "x.jsonl",
+        },
+    ]
+    page = builder.performance_page(rows)
+    assert "| env_id | steps | make_palaestra_us |" in page
+    assert "| `CartPole-v1` | 1,000 | 2.5 |" in page
+    assert "## Against `gym-sync` (x.jsonl)" in page
+    assert "| `CartPole-v1` | `pool` | 8 | 5,000 | 1.5 |" in page
