@@ -165,6 +165,23 @@ def test_a_dead_or_hung_worker_is_reported_with_its_sub_envs_in_bounded_time(how
     assert not any(process is not None and process.is_alive() for process in processes(envs))
 
 
+def test_a_pool_that_lost_a_worker_refuses_later_calls_naming_it():
+    envs = faulty_pool("kill", timeout=1.0)
+    envs.reset(seed=0)
+    envs.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(WorkerError):
+        envs.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(
+        WorkerError,
+        match=r"^PoolVectorEnv cannot continue, a worker is no longer running: worker 0 "
+        r"\(sub-environments \[0, 1\]\): died with exit code -9; worker 1 \(sub-environments "
+        r"\[2, 3\]\): died with exit code -9\. Call `close\(\)`",
+    ) as caught:
+        envs.reset(seed=0)
+    assert caught.value.env_indices == (0, 1, 2, 3)
+    envs.close()
+
+
 def test_a_sub_env_exception_keeps_its_type_and_names_the_sub_envs():
     envs = faulty_pool("raise", timeout=1.0)
     envs.reset(seed=0)

@@ -60,6 +60,7 @@ from palaestra.vector.processes import (
     RestartBudget,
     Workers,
     check_capacity,
+    lost_workers_error,
     rebuild_exception,
 )
 from palaestra.vector.sync_vector_env import SyncVectorEnv
@@ -748,16 +749,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 f"Trying to operate on `{type(self).__name__}`, after a call to `close()`."
             )
         if self._lost:
-            details = "; ".join(
-                f"worker {i} (sub-environments {self._workers[i].env_indices}): {what}"
-                for i, what in sorted(self._lost.items())
-            )
-            raise WorkerError(
-                f"PoolVectorEnv cannot continue, a worker is no longer running: {details}. "
-                "Call `close()` and create a new vector env (or pass `restart_failed=True`).",
-                env_indices=tuple(
-                    j for i in sorted(self._lost) for j in self._workers[i].env_indices
-                ),
+            raise lost_workers_error(
+                "PoolVectorEnv", "worker", self._lost, [w.env_indices for w in self._workers]
             )
 
     def reset(

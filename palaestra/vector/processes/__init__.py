@@ -40,6 +40,7 @@ from palaestra.vector.processes._errors import (
     ErrorReport,
     failure_report,
     is_argument_error,
+    lost_workers_error,
     rebuild_exception,
 )
 from palaestra.vector.processes._liveness import parent_alive
@@ -63,6 +64,7 @@ __all__ = [
     "check_capacity",
     "failure_report",
     "is_argument_error",
+    "lost_workers_error",
     "parent_alive",
     "rebuild_exception",
     "stop_process",

@@ -10,11 +10,20 @@ from __future__ import annotations
 import contextlib
 import pickle
 import traceback
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["ErrorReport", "failure_report", "rebuild_exception", "is_argument_error"]
+from palaestra.error import WorkerError
+
+__all__ = [
+    "ErrorReport",
+    "failure_report",
+    "rebuild_exception",
+    "is_argument_error",
+    "lost_workers_error",
+]
 
 
 class ErrorReport(NamedTuple):
@@ -136,3 +145,33 @@ def _valid_seed(seed: Any) -> bool:
     if seed is None:
         return True
     return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0
+
+
+def lost_workers_error(
+    where: str, unit: str, lost: dict[int, str], env_indices: Sequence[Sequence[int]]
+) -> WorkerError:
+    """Build the error for using a vector env whose workers stopped and were not replaced.
+
+    Args:
+        where: the vector env's class name.
+        unit: what a worker is called there (``"worker"``, ``"actor"``).
+        lost: why each lost worker stopped, by worker index.
+        env_indices: the sub-env indices each worker hosts, by worker index.
+
+    Example:
+        >>> print(lost_workers_error("PoolVectorEnv", "worker", {1: "died"}, [[0, 1], [2, 3]]))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        PoolVectorEnv cannot continue, a worker is no longer running: worker 1
+        (sub-environments [2, 3]): died. Call `close()` and create a new vector env (or pass
+        `restart_failed=True`).
+    """
+    details = "; ".join(
+        f"{unit} {i} (sub-environments {list(env_indices[i])}): {what}"
+        for i, what in sorted(lost.items())
+    )
+    article = "an" if unit[:1] in "aeiou" else "a"
+    return WorkerError(
+        f"{where} cannot continue, {article} {unit} is no longer running: {details}. "
+        "Call `close()` and create a new vector env (or pass `restart_failed=True`).",
+        env_indices=tuple(j for i in sorted(lost) for j in env_indices[i]),
+    )
