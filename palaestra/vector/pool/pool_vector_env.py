@@ -60,8 +60,8 @@ from palaestra.vector.processes import (
     RestartBudget,
     Workers,
     check_capacity,
+    group_failure_error,
     lost_workers_error,
-    rebuild_exception,
 )
 from palaestra.vector.sync_vector_env import SyncVectorEnv
 from palaestra.vector.utils import CloudpickleWrapper, batch_space, iterate
@@ -620,20 +620,14 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         worker = failure.worker
         if failure.error is not None:
             return failure.error
-        subject = f"sub-environments {worker.env_indices} (pool worker {worker.index})"
-        note = f" after {self.max_restarts} restart(s)" if exhausted else ""
-        if failure.report is not None:
-            error = rebuild_exception(failure.report, f"PoolVectorEnv{note}")
-            error.args = (
-                error.args[0].replace(
-                    f"sub-environment {failure.report.index} of", f"{subject} of", 1
-                ),
-            )
-            return error
-        return WorkerError(
-            f"PoolVectorEnv worker {worker.index} (sub-environments {worker.env_indices}) "
-            f"{failure.what}{note}.",
-            env_indices=tuple(worker.env_indices),
+        return group_failure_error(
+            "PoolVectorEnv",
+            "pool worker",
+            worker.index,
+            worker.env_indices,
+            failure.what,
+            failure.report,
+            f" after {self.max_restarts} restart(s)" if exhausted else "",
         )
 
     # Restarts --------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from palaestra.vector.processes._capacity import ResourceLimitError, check_capac
 from palaestra.vector.processes._errors import (
     ErrorReport,
     failure_report,
+    group_failure_error,
     is_argument_error,
     lost_workers_error,
     rebuild_exception,
@@ -63,6 +64,7 @@ __all__ = [
     "answer",
     "check_capacity",
     "failure_report",
+    "group_failure_error",
     "is_argument_error",
     "lost_workers_error",
     "parent_alive",

@@ -23,6 +23,7 @@ __all__ = [
     "rebuild_exception",
     "is_argument_error",
     "lost_workers_error",
+    "group_failure_error",
 ]
 
 
@@ -174,4 +175,46 @@ def lost_workers_error(
         f"{where} cannot continue, {article} {unit} is no longer running: {details}. "
         "Call `close()` and create a new vector env (or pass `restart_failed=True`).",
         env_indices=tuple(j for i in sorted(lost) for j in env_indices[i]),
+    )
+
+
+def group_failure_error(
+    where: str,
+    unit: str,
+    index: int,
+    env_indices: Sequence[int],
+    what: str,
+    report: ErrorReport | None = None,
+    note: str = "",
+) -> BaseException:
+    """Build the exception for a failure of worker ``index``, which hosts ``env_indices``.
+
+    With a ``report`` (the worker raised), the sub-env's own exception type is rebuilt and its
+    message names the worker's sub-envs; without one (the worker died or hung), a
+    :class:`~palaestra.error.WorkerError` says ``what`` happened.
+
+    Args:
+        where: the vector env's class name.
+        unit: what a worker is called there, with its kind (``"pool worker"``, ``"Ray actor"``).
+        index: the worker's index.
+        env_indices: the sub-env indices it hosts.
+        what: what happened, for a worker that did not raise (``"died with exit code -9"``).
+        report: the worker's report of the exception it raised, if it raised.
+        note: appended to ``where`` and ``what`` (``" after 3 restart(s)"``).
+
+    Example:
+        >>> print(group_failure_error("PoolVectorEnv", "pool worker", 1, [2, 3], "hung"))
+        PoolVectorEnv worker 1 (sub-environments [2, 3]) hung.
+    """
+    env_indices = list(env_indices)
+    if report is not None:
+        error = rebuild_exception(report, f"{where}{note}")
+        subject = f"sub-environments {env_indices} ({unit} {index})"
+        error.args = (
+            error.args[0].replace(f"sub-environment {report.index} of", f"{subject} of", 1),
+        )
+        return error
+    return WorkerError(
+        f"{where} {unit.split()[-1]} {index} (sub-environments {env_indices}) {what}{note}.",
+        env_indices=tuple(env_indices),
     )
