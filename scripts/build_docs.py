@@ -193,6 +193,18 @@ def _sentences(text: str, pattern: str) -> list[str]:
     return [p for p in parts if re.search(pattern, p, re.IGNORECASE)]
 
 
+def _argument_notes(entry: Any, arg_docs: dict[str, str], pattern: str) -> list[str]:
+    """One line per constructor argument whose name matches ``pattern``: name, default, doc."""
+    if not inspect.isclass(entry):
+        return []
+    notes = []
+    for name, parameter in inspect.signature(entry).parameters.items():
+        if re.search(pattern, name) and parameter.default is not inspect.Parameter.empty:
+            meaning = arg_docs.get(name, "").rstrip(".")
+            notes.append(f"`{name}={parameter.default!r}` (argument): {meaning}.")
+    return notes
+
+
 def _image_for(env_id: str) -> str | None:
     name = env_id.split("/")[-1].rsplit("-v", 1)[0]
     exact = IMAGES / f"{env_id.split('/')[-1]}.png"
@@ -323,13 +335,15 @@ def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) 
     lines.append("")
     if info.observation_space and len(" ".join(info.observation_space.split())) >= 90:
         lines += ["Observation space in full:", "", _code(info.observation_space), ""]
-    if prose:
+    if entry_name:
         rewards = _sentences(prose, r"reward")
         ends = [
             s
             for s in _sentences(prose, r"terminat|truncat|episode end|ends? the episode|ends when")
             if not s.lower().startswith("reward")
         ]
+        rewards += _argument_notes(info.entry, arg_docs, r"reward|cost|penalty")
+        ends += _argument_notes(info.entry, arg_docs, r"^(?!.*reward).*(terminat|healthy)")
         if rewards:
             lines += ["## Rewards", "", *[f"- {s}" for s in rewards], ""]
         lines += ["## Episode end", ""]
@@ -449,7 +463,7 @@ def envs_index(by_family: dict[str, list[EnvInfo]]) -> str:
 REFERENCE: list[tuple[str, str, list[str]]] = [
     ("core", "Core: Env and Wrapper", ["palaestra", "palaestra.core"]),
     ("spaces", "Spaces", ["palaestra.spaces"]),
-    ("registration", "Registration and make", ["palaestra.envs.registration"]),
+    ("registration", "Registration and make", ["palaestra.envs.registration", "palaestra.envs"]),
     (
         "vector",
         "Vector environments",
@@ -477,6 +491,16 @@ REFERENCE: list[tuple[str, str, list[str]]] = [
             "palaestra.logger",
         ],
     ),
+    (
+        "env_classes",
+        "Environment classes",
+        [
+            "palaestra.envs.classic_control",
+            "palaestra.envs.toy_text",
+            "palaestra.envs.box2d",
+            "palaestra.envs.mujoco",
+        ],
+    ),
     ("functional", "Functional environments", ["palaestra.experimental.functional"]),
     ("native", "Native batching", ["palaestra.vector.native"]),
     (
@@ -501,6 +525,8 @@ def public_names(module_name: str) -> list[str]:
     names = getattr(module, "__all__", None)
     if names is not None:
         return list(names)
+    if "__dir__" in vars(module):  # members loaded lazily, on first access
+        return [name for name in dir(module) if not name.startswith("_")]
     found = []
     for name, value in vars(module).items():
         if name.startswith("_") or inspect.ismodule(value):
@@ -541,7 +567,10 @@ def reference_entries() -> Iterator[tuple[str, str, str, str, str | None]]:
         for module_name in modules:
             module = importlib.import_module(module_name)
             for name in public_names(module_name):
-                value = getattr(module, name)
+                try:
+                    value = getattr(module, name)
+                except ImportError:  # an optional dependency is missing: no entry
+                    continue
                 path = f"{module_name}.{name}"
                 if inspect.ismodule(value):
                     yield slug, module_name, path, "module", value.__name__

@@ -208,3 +208,14 @@ def test_performance_page_tabulates_rows_of_any_shape_by_their_columns():
     assert "| `CartPole-v1` | 1,000 | 2.5 |" in page
     assert "## Against `gym-sync` (x.jsonl)" in page
     assert "| `CartPole-v1` | `pool` | 8 | 5,000 | 1.5 |" in page
+
+
+def test_env_page_lists_reward_and_termination_arguments_of_a_mujoco_env():
+    infos = builder.collect_envs()
+    info = next(i for i in infos if i.env_id == "Hopper-v5")
+    page = builder.env_page(info, infos, [])
+    rewards = page[page.index("## Rewards") : page.index("## Episode end")]
+    ends = page[page.index("## Episode end") : page.index("## Arguments")]
+    assert "`healthy_reward=1.0` (argument)" in rewards
+    assert "`terminate_when_unhealthy=True` (argument)" in ends
+    assert "healthy_reward" not in ends
