@@ -712,6 +712,8 @@ def performance_page(rows: list[dict[str, Any]]) -> str:
         "",
         "![Steps per second against the number of sub-envs](images/performance_cartpole.png)",
         "",
+        "![MuJoCo steps per second by mode](images/performance_mujoco.png)",
+        "",
     ]
     groups: dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
@@ -757,6 +759,42 @@ def performance_plot(rows: list[dict[str, Any]]) -> bytes:
     if series:
         ax.legend()
     ax.grid(True, which="both", alpha=0.3)
+    buffer = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def mujoco_plot(rows: list[dict[str, Any]]) -> bytes:
+    r"""Draw a PNG: MuJoCo vector envs' steps per second at the smallest N, by mode and env.
+
+    Example:
+        >>> mujoco_plot([])[:4]
+        b'\x89PNG'
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    vector = [r for r in rows if r.get("kind") == "vector" and "steps_per_s" in r]
+    smallest = min((r["num_envs"] for r in vector), default=0)
+    vector = [r for r in vector if r["num_envs"] == smallest]  # one bar per mode and env
+    envs = sorted({r["env_id"] for r in vector})
+    modes = sorted({r["mode"] for r in vector})
+    fig, ax = plt.subplots(figsize=(9, 4), dpi=100)
+    width = 0.8 / max(len(modes), 1)
+    for k, mode in enumerate(modes):
+        values = {r["env_id"]: r["steps_per_s"] for r in vector if r["mode"] == mode}
+        xs = [i + k * width for i, env_id in enumerate(envs) if env_id in values]
+        ax.bar(xs, [values[e] for e in envs if e in values], width=width, label=mode)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(envs))], envs, rotation=30, ha="right")
+    ax.set(yscale="log", ylabel="env-steps per second")
+    ax.set_title(f"MuJoCo vector envs, N={smallest}, one run")
+    if modes:
+        ax.legend(fontsize=8)
+    ax.grid(True, axis="y", which="both", alpha=0.3)
     buffer = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buffer, format="png")
@@ -815,6 +853,7 @@ def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
     files["tutorials/index.md"] = "\n".join([*listing, ""])
     files["performance.md"] = performance_page(speeds)
     files["images/performance_cartpole.png"] = performance_plot(speeds)
+    files["images/performance_mujoco.png"] = mujoco_plot(speeds)
     nav = [
         {"Home": "index.md"},
         {"Environments": env_nav},

@@ -159,6 +159,8 @@ def test_performance_page_shows_the_plot_and_a_table_row_per_measurement(site):
     text = (site / "performance" / "index.html").read_text(encoding="utf-8")
     assert (site / "images" / "performance_cartpole.png").read_bytes()[:4] == b"\x89PNG"
     assert 'src="../images/performance_cartpole.png"' in text
+    assert (site / "images" / "performance_mujoco.png").read_bytes()[:4] == b"\x89PNG"
+    assert 'src="../images/performance_mujoco.png"' in text
     rows = builder._load_benchmarks()
     assert text.count("<tr>") >= len(rows)
 
