@@ -25,6 +25,7 @@ import numpy as np
 from palaestra.train._torch import require_torch
 from palaestra.train.distributions import is_discrete
 from palaestra.train.offpolicy import (
+    AdamStep,
     OffPolicyAgent,
     ReplayBuffer,
     clip_grad_norm,
@@ -61,6 +62,9 @@ class DQNConfig:
         exploration_final_eps: epsilon after the decay.
         max_grad_norm: global gradient-norm clipping threshold.
         double_q: pick the next action with the online network (double DQN).
+        fast_path: compute double-DQN gradients by hand (one forward pass over each
+            minibatch's observations and next observations, no autograd graph); equal to
+            the autograd path on the same batch (see :func:`dqn_gradients`).
         hidden_sizes: hidden widths of the ReLU Q-network.
         log_interval: env steps between statistics rows (and callback calls).
         check_finite: stop at the first non-finite reward, loss or gradient.
@@ -93,6 +97,7 @@ class DQNConfig:
     exploration_final_eps: float = 0.05
     max_grad_norm: float = 10.0
     double_q: bool = True
+    fast_path: bool = True
     hidden_sizes: tuple[int, ...] = (64, 64)
     log_interval: int = 1000
     check_finite: bool = True
@@ -155,6 +160,7 @@ class DQN(OffPolicyAgent):
         self.optimizer = torch.optim.Adam(
             self._parameters, lr=cfg.learning_rate, fused=self.device.type in ("cpu", "cuda")
         )
+        self._adam_step = AdamStep(self.optimizer)
         self.buffer = ReplayBuffer(cfg.buffer_size, self.obs_dim, (), np.int64)
         self._numpy_q = numpy_mlp(self.q_net) if self.device.type == "cpu" else None
         self._exploration = 1.0
@@ -201,7 +207,7 @@ class DQN(OffPolicyAgent):
             polyak_update(self._parameters, self._target_parameters, self.config.tau)
 
     def _train(self) -> None:
-        """One training round: ``gradient_steps`` double-DQN updates.
+        """One training round: ``gradient_steps`` DQN updates.
 
         All minibatches of the round are drawn with one index draw and one gather. The
         target network does not change during a round (it is updated between env steps),
@@ -214,27 +220,25 @@ class DQN(OffPolicyAgent):
         )
         with torch.no_grad():
             next_target = self.target_net(next_obs)
-            if not cfg.double_q:
-                next_values = next_target.max(-1).values
             discount = (1.0 - terminated).mul_(cfg.gamma)
         actions = actions.unsqueeze(-1)
+        fast = cfg.fast_path and cfg.double_q
+        if fast:
+            both = torch.cat([obs, next_obs], 1)
         losses = []
         for i in range(steps):
-            with torch.no_grad():
-                if cfg.double_q:
-                    best = self.q_net(next_obs[i]).argmax(-1, keepdim=True)
-                    next_q = next_target[i].gather(-1, best).squeeze(-1)
-                else:
-                    next_q = next_values[i]
-                target = torch.addcmul(rewards[i], discount[i], next_q)
-            q = self.q_net(obs[i]).gather(-1, actions[i]).squeeze(-1)
-            loss = F.smooth_l1_loss(q, target)
-            self.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            if fast:
+                loss = dqn_gradients(
+                    self._parameters, both[i], actions[i], rewards[i], discount[i], next_target[i]
+                )
+            else:
+                loss = self._autograd_step(
+                    obs[i], actions[i], rewards[i], discount[i], next_obs[i], next_target[i]
+                )
             grad_norm = clip_grad_norm(self._parameters, cfg.max_grad_norm)
             self.num_updates += 1
             self._check_update(loss, grad_norm)
-            self.optimizer.step()
+            self._adam_step()
             losses.append(loss.detach())
         mean_loss = float(torch.stack(losses).mean())
         self._last = {
@@ -243,6 +247,29 @@ class DQN(OffPolicyAgent):
             "exploration_rate": self._exploration,
             "learning_rate": cfg.learning_rate,
         }
+
+    def _autograd_step(
+        self,
+        obs: Any,
+        actions: Any,
+        rewards: Any,
+        discount: Any,
+        next_obs: Any,
+        next_target: Any,
+    ) -> Any:
+        """Huber TD loss of one minibatch, its gradients left in ``.grad`` by autograd."""
+        with torch.no_grad():
+            if self.config.double_q:
+                best = self.q_net(next_obs).argmax(-1, keepdim=True)
+                next_q = next_target.gather(-1, best).squeeze(-1)
+            else:
+                next_q = next_target.max(-1).values
+            target = torch.addcmul(rewards, discount, next_q)
+        q = self.q_net(obs).gather(-1, actions).squeeze(-1)
+        loss = F.smooth_l1_loss(q, target)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        return loss
 
     def _networks_state(self) -> dict[str, Any]:
         return {
@@ -256,6 +283,71 @@ class DQN(OffPolicyAgent):
         self.target_net.load_state_dict(state.get("target", state["model"]))
         if state.get("optimizer"):
             self.optimizer.load_state_dict(state["optimizer"])
+
+
+@torch.no_grad()
+def dqn_gradients(
+    parameters: list[Any],
+    both: Any,
+    actions: Any,
+    rewards: Any,
+    discount: Any,
+    next_target: Any,
+) -> Any:
+    """Double-DQN Huber loss of one minibatch, with its gradients written by hand.
+
+    One forward pass of the ReLU Q-network over the minibatch's observations stacked on
+    its next observations gives both the Q-values being trained and the online network's
+    choice of next action; the backward pass runs over the first half only. The gradients
+    are stored in each parameter's ``.grad`` (replacing what was there), equal to what
+    autograd computes for ``smooth_l1_loss(Q(obs)[action], reward + discount *
+    Q_target(next)[argmax Q(next)])``.
+
+    Args:
+        parameters: the Q-network's ``[weight, bias, weight, bias, ...]`` of its Linear
+            layers, in order (ReLU between them).
+        both: observations then next observations, ``(2 * batch, obs_dim)``.
+        actions: taken actions, ``(batch, 1)`` int64.
+        rewards: rewards, ``(batch,)``.
+        discount: ``gamma * (1 - terminated)``, ``(batch,)``.
+        next_target: the target network's Q-values of the next observations,
+            ``(batch, n_actions)``.
+
+    Returns:
+        The loss, a 0-d tensor.
+
+    Example:
+        >>> from palaestra.train.offpolicy import relu_mlp
+        >>> net = relu_mlp(2, (4,), 3)
+        >>> params = list(net.parameters())
+        >>> loss = dqn_gradients(params, torch.ones(4, 2), torch.zeros(2, 1, dtype=torch.long),
+        ...                      torch.ones(2), torch.full((2,), 0.9), torch.zeros(2, 3))
+        >>> params[0].grad.shape, loss.ndim
+        (torch.Size([4, 2]), 0)
+    """
+    batch = len(actions)
+    weights, biases = parameters[0::2], parameters[1::2]
+    inputs = [both]
+    hidden = both
+    for weight, bias in zip(weights[:-1], biases[:-1]):
+        hidden = torch.addmm(bias, hidden, weight.t()).relu_()
+        inputs.append(hidden)
+    out = torch.addmm(biases[-1], hidden, weights[-1].t())
+    best = out[batch:].argmax(-1, keepdim=True)
+    target = torch.addcmul(rewards, discount, next_target.gather(-1, best).squeeze(-1))
+    q = out[:batch].gather(-1, actions).squeeze(-1)
+    loss = F.smooth_l1_loss(q, target)
+    # d(mean Huber)/dq = clamp(q - target, -1, 1) / batch, only at the taken action.
+    delta = torch.zeros_like(out[:batch]).scatter_(
+        -1, actions, (q - target).clamp_(-1.0, 1.0).div_(batch).unsqueeze(-1)
+    )
+    for layer in range(len(weights) - 1, -1, -1):
+        layer_input = inputs[layer][:batch]
+        weights[layer].grad = delta.t().mm(layer_input)
+        biases[layer].grad = delta.sum(0)
+        if layer:
+            delta = torch.ops.aten.threshold_backward(delta.mm(weights[layer]), layer_input, 0)
+    return loss
 
 
 class _QActor:

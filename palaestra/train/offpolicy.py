@@ -286,6 +286,98 @@ def clip_grad_norm(parameters: list[Any], max_norm: float) -> Any:
     return total
 
 
+class AdamStep:
+    """``optimizer.step()`` of a fused ``torch.optim.Adam``, without its per-call Python work.
+
+    After the optimizer's first step has created its state, each call bumps the step
+    counters and runs the same fused Adam kernel that ``Adam.step`` runs, on cached lists
+    of parameters and moments (re-read when the optimizer's state is replaced, e.g. by
+    ``load_state_dict``). Anything else (a non-fused optimizer, several parameter groups,
+    AMSGrad, ``maximize``, mixed devices or dtypes, a missing gradient) goes through
+    ``optimizer.step()``. The result is bit-for-bit the same as ``optimizer.step()``.
+
+    Args:
+        optimizer: the optimizer to step.
+
+    Example:
+        >>> p = torch.nn.Parameter(torch.ones(2))
+        >>> step = AdamStep(torch.optim.Adam([p], lr=0.1, fused=True))
+        >>> for _ in range(2):
+        ...     p.grad = torch.ones(2)
+        ...     step()
+        >>> [round(v, 4) for v in p.detach().tolist()]
+        [0.8, 0.8]
+    """
+
+    def __init__(self, optimizer: Any):
+        self.optimizer = optimizer
+        self._lists: tuple[Any, ...] | None = None
+        self._state: Any = None
+
+    def _supported(self) -> bool:
+        groups = self.optimizer.param_groups
+        if not isinstance(self.optimizer, torch.optim.Adam) or len(groups) != 1:
+            return False
+        group = groups[0]
+        return bool(group.get("fused")) and not (
+            group["amsgrad"]
+            or group["maximize"]
+            or group.get("capturable")
+            or group.get("differentiable")
+            or group.get("decoupled_weight_decay")
+        )
+
+    def _build(self) -> tuple[Any, ...] | None:
+        params = self.optimizer.param_groups[0]["params"]
+        state = self.optimizer.state
+        if not self._supported() or not all(p in state and "exp_avg" in state[p] for p in params):
+            return None
+        kinds = {(p.device, p.dtype) for p in params}
+        if len(kinds) != 1:
+            return None
+        return (
+            list(params),
+            [state[p]["exp_avg"] for p in params],
+            [state[p]["exp_avg_sq"] for p in params],
+            [state[p]["step"] for p in params],
+        )
+
+    def __call__(self) -> None:
+        """Take one Adam step with the gradients in each parameter's ``.grad``."""
+        if self._lists is None or self._state is not self.optimizer.state:
+            self._lists = self._build()
+            self._state = self.optimizer.state
+        if self._lists is None:
+            self.optimizer.step()
+            return
+        params, exp_avgs, exp_avg_sqs, steps = self._lists
+        grads = [p.grad for p in params]
+        if any(g is None for g in grads):
+            self.optimizer.step()
+            return
+        group = self.optimizer.param_groups[0]
+        beta1, beta2 = group["betas"]
+        with torch.no_grad():
+            torch._foreach_add_(steps, 1)
+            torch._fused_adam_(
+                params,
+                grads,
+                exp_avgs,
+                exp_avg_sqs,
+                [],
+                steps,
+                amsgrad=False,
+                lr=group["lr"],
+                beta1=beta1,
+                beta2=beta2,
+                weight_decay=group["weight_decay"],
+                eps=group["eps"],
+                maximize=False,
+                grad_scale=None,
+                found_inf=None,
+            )
+
+
 def flat_box_dim(space: Any, algo: str) -> int:
     """Flat size of a ``Box`` observation space, or a clear error for other spaces.
 

@@ -28,6 +28,7 @@ import numpy as np
 from palaestra.train._torch import require_torch
 from palaestra.train.distributions import is_box
 from palaestra.train.offpolicy import (
+    AdamStep,
     OffPolicyAgent,
     ReplayBuffer,
     numpy_mlp,
@@ -285,13 +286,21 @@ class SAC(OffPolicyAgent):
         self.learn_ent_coef, initial = _initial_ent_coef(cfg.ent_coef)
         self.log_ent_coef = torch.tensor([math.log(initial)], device=device, requires_grad=True)
         self.ent_coef_optimizer = (
-            torch.optim.Adam([self.log_ent_coef], lr=cfg.learning_rate)
+            torch.optim.Adam([self.log_ent_coef], lr=cfg.learning_rate, fused=fused)
             if self.learn_ent_coef
             else None
         )
         self.target_entropy = (
             -float(self.action_dim) if cfg.target_entropy == "auto" else float(cfg.target_entropy)
         )
+        self._steps = [
+            AdamStep(optimizer)
+            for optimizer in (
+                self.actor_optimizer,
+                self.critic_optimizer,
+                self.ent_coef_optimizer or self.actor_optimizer,
+            )
+        ]
         self._critic_parameters = list(self.critic.parameters())
         self._target_parameters = list(self.critic_target.parameters())
         self.buffer = ReplayBuffer(cfg.buffer_size, self.obs_dim, (self.action_dim,), np.float32)
@@ -332,12 +341,12 @@ class SAC(OffPolicyAgent):
     def _train(self) -> None:
         cfg = self.config
         device = self.device
-        for _ in range(cfg.gradient_steps):
-            obs, actions, rewards, next_obs, terminated = self.buffer.sample(
-                cfg.batch_size, self.rng
-            )
-            obs_t = torch.from_numpy(obs).to(device)
-            next_t = torch.from_numpy(next_obs).to(device)
+        actor_step, critic_step, ent_coef_step = self._steps
+        batches = self.buffer.sample_batches(cfg.gradient_steps, cfg.batch_size, self.rng, device)
+        with torch.no_grad():
+            discounts = (1.0 - batches[4]).mul_(cfg.gamma)
+        for i in range(cfg.gradient_steps):
+            obs_t, actions, rewards, next_t = (part[i] for part in batches[:4])
             pi_actions, pi_log_probs = self.actor.sample(obs_t)
             with torch.no_grad():
                 next_actions, next_log_probs = self.actor.sample(next_t)
@@ -347,24 +356,23 @@ class SAC(OffPolicyAgent):
                 ).mean()
                 self.ent_coef_optimizer.zero_grad(set_to_none=True)
                 ent_coef_loss.backward()
-                self.ent_coef_optimizer.step()
+                ent_coef_step()
             ent_coef = self.log_ent_coef.detach().exp()
             with torch.no_grad():
                 next_q = self.critic_target(next_t, next_actions).min(0).values
                 next_q = next_q - ent_coef * next_log_probs
-                not_done = 1.0 - torch.from_numpy(terminated).to(device)
-                target = torch.from_numpy(rewards).to(device) + cfg.gamma * not_done * next_q
-            q = self.critic(obs_t, torch.from_numpy(actions).to(device))
+                target = torch.addcmul(rewards, discounts[i], next_q)
+            q = self.critic(obs_t, actions)
             critic_loss = 0.5 * (q - target).square().mean(1).sum()
             self.critic_optimizer.zero_grad(set_to_none=True)
             critic_loss.backward()
             self._check_update(critic_loss, critic_loss.detach())
-            self.critic_optimizer.step()
+            critic_step()
             q_pi = self.critic(obs_t, pi_actions, detach_weights=True).min(0).values
             actor_loss = (ent_coef * pi_log_probs - q_pi).mean()
             self.actor_optimizer.zero_grad(set_to_none=True)
             actor_loss.backward()
-            self.actor_optimizer.step()
+            actor_step()
             self.num_updates += 1
             if self.num_updates % cfg.target_update_interval == 0:
                 polyak_update(self._critic_parameters, self._target_parameters, cfg.tau)
