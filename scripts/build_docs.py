@@ -305,7 +305,7 @@ def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) 
         lines += ["`make` raises:", "", _code(info.make_error), ""]
     if prose:
         lines += ["## Description", "", prose, ""]
-    lines += ["## Summary", "", "| | |", "|---|---|"]
+    lines += ["## Summary", "", "| Property | Value |", "|---|---|"]
     lines.append(f'| Make | `gym.make("{info.env_id}")` |')
     if entry_name:
         lines.append(f"| Entry point | `{entry_name}` |")
