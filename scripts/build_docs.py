@@ -413,7 +413,7 @@ def family_page(family: str, members: list[EnvInfo]) -> str:
 
     Example:
         >>> family_page("legacy", [])[:16]
-        '# Legacy ids\\n\\nId'
+        '# Legacy ids\n\nId'
     """
     title, blurb = FAMILIES[family]
     lines = [
@@ -739,7 +739,7 @@ def performance_plot(rows: list[dict[str, Any]]) -> bytes:
 
     Example:
         >>> performance_plot([])[:4]
-        b'\\x89PNG'
+        b'\x89PNG'
     """
     import matplotlib
 

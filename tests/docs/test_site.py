@@ -221,3 +221,10 @@ def test_env_page_lists_reward_and_termination_arguments_of_a_mujoco_env():
     assert "`healthy_reward=1.0` (argument)" in rewards
     assert "`terminate_when_unhealthy=True` (argument)" in ends
     assert "healthy_reward" not in ends
+
+
+def test_the_page_generators_examples_hold():
+    import doctest
+
+    result = doctest.testmod(builder, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
