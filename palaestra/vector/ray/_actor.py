@@ -9,6 +9,7 @@ tells argument errors from failures exactly as the pool does.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -81,9 +82,11 @@ class GroupHost:
 
 
 def _node_id() -> str | None:
+    """Return the Ray node id of this process, ``None`` outside a Ray worker."""
+    ray = sys.modules.get("ray")
+    if ray is None or not ray.is_initialized():
+        return None
     try:
-        import ray
-
         return ray.get_runtime_context().get_node_id()
     except Exception:
         return None
