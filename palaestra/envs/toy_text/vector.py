@@ -183,11 +183,12 @@ class ToyTextVectorEnv(NativeVectorEnv):
 
         Raises:
             palaestra.error.ResetNeeded: before the first ``reset``.
+            palaestra.error.ClosedEnvironmentError: after :meth:`close`.
             ValueError: for actions of the wrong shape or outside the action space.
             RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
         """
         stepping_ended = len(self._ended_rows) and self.autoreset_mode is AutoresetMode.DISABLED
-        if self.one_by_one and self.state is not None and not stepping_ended:
+        if self.one_by_one and self.state is not None and not stepping_ended and not self.closed:
             return self._step_one_by_one(self._checked_actions(actions))
         restarting = self._ended_rows.copy()
         restarting_mask = self._ended.copy() if len(restarting) else None
@@ -237,8 +238,8 @@ class ToyTextVectorEnv(NativeVectorEnv):
         raise NotImplementedError
 
     def row_observation(self, state: Any) -> Any:
-        """Return the single env's observation of one state (one by one)."""
-        return state
+        """Return the single env's observation of one state (one by one): a Python int."""
+        return int(state)
 
     def _batch_infos(self, infos: list[dict[str, Any] | None]) -> dict[str, Any]:
         """Batch per-row infos (``None``: the row supplied none) as a sync vector env does."""
