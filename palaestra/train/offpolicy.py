@@ -567,7 +567,7 @@ class OffPolicyAgent:
 
         if self.monitor is not None:
             self.monitor.check_update(loss, grad_norm, step=self.num_steps)
-        if self.config.check_finite and not bool(torch.isfinite(grad_norm)):
+        if self.config.check_finite and not math.isfinite(float(grad_norm)):
             raise NonFiniteError(
                 f"non-finite loss or gradient at gradient step {self.num_updates} (env step "
                 f"{self.num_steps}): loss {float(loss)}, gradient norm {float(grad_norm)}."
