@@ -15,25 +15,26 @@ from typing import Any
 import numpy as np
 
 from palaestra.vector import VectorEnv, VectorWrapper
-from palaestra.vector.episodes import EpisodeMasks
+from palaestra.vector.episodes import AutoresetMode, EpisodeMasks, autoreset_mode
 
 NEXT_STEP = "NEXT_STEP"
-_AUTORESET_NAMES = {"NextStep": "NEXT_STEP", "SameStep": "SAME_STEP", "Disabled": "DISABLED"}
 
 
 def autoreset_mode_name(env: Any) -> str:
     """Return the autoreset mode of a vector env as an upper-case name, e.g. ``"NEXT_STEP"``.
 
-    An env that does not declare one follows the default, ``NEXT_STEP``.
+    The mode is read by :func:`palaestra.vector.episodes.autoreset_mode`; an env that does
+    not declare one follows the default, ``NEXT_STEP``.
+
+    Raises:
+        TypeError: if the env declares a mode that is not an ``AutoresetMode`` member.
 
     Example:
         >>> import palaestra as gym
         >>> autoreset_mode_name(gym.make_vec("CartPole-v1", num_envs=2))
         'NEXT_STEP'
     """
-    mode = (getattr(env, "metadata", None) or {}).get("autoreset_mode", NEXT_STEP)
-    name = getattr(mode, "name", None) or str(mode)
-    return _AUTORESET_NAMES.get(name, name).upper()
+    return autoreset_mode(env, default=AutoresetMode.NEXT_STEP).name
 
 
 def require_autoreset_mode(env: Any, mode: str, user: str) -> None:

@@ -96,7 +96,9 @@ SAME_STEP = AutoresetMode.SAME_STEP
 DISABLED = AutoresetMode.DISABLED
 
 
-def autoreset_mode(env: Any, *, strict: bool = True) -> AutoresetMode:
+def autoreset_mode(
+    env: Any, *, strict: bool = True, default: AutoresetMode | None = None
+) -> AutoresetMode:
     """Return the autoreset mode a vector env declares in ``metadata["autoreset_mode"]``.
 
     This is the one place that reads it: the vector envs, ``make_vec``, wrappers, the
@@ -109,6 +111,9 @@ def autoreset_mode(env: Any, *, strict: bool = True) -> AutoresetMode:
             :class:`AutoresetMode` member. ``False`` is the check ``make_vec`` runs on the
             env it built: Gymnasium's ``make_vec`` warnings for a missing or invalid mode,
             and ``NEXT_STEP`` assumed in both cases.
+        default: the mode of an env that declares none, returned without a warning (for
+            callers to whom an undeclared mode is normal); ``None`` warns and assumes
+            ``NEXT_STEP``.
 
     Returns:
         The declared mode; ``NEXT_STEP`` (after a warning) when none is declared.
@@ -124,6 +129,8 @@ def autoreset_mode(env: Any, *, strict: bool = True) -> AutoresetMode:
     """
     metadata = getattr(env, "metadata", None) or {}
     if "autoreset_mode" not in metadata:
+        if default is not None:
+            return default
         logger.warn(
             f"The VectorEnv ({env}) is missing AutoresetMode metadata, metadata={metadata}"
             if not strict

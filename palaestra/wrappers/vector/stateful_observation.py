@@ -64,7 +64,7 @@ class NormalizeObservation(
         RecordConstructorArgs.__init__(self, epsilon=epsilon)
         VectorObservationWrapper.__init__(self, env)
         # The base class has warned if the env declares no mode (NEXT_STEP is assumed then).
-        mode = autoreset_mode(env) if "autoreset_mode" in env.metadata else NEXT_STEP
+        mode = autoreset_mode(env, default=NEXT_STEP)
         if mode is not NEXT_STEP:
             raise ValueError(
                 f"Expected env.metadata['autoreset_mode'] to be AutoresetMode.NEXT_STEP, got {mode}"
