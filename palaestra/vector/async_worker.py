@@ -20,13 +20,17 @@ import contextlib
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from palaestra.vector._arguments import observation_space_fits
 from palaestra.vector.episodes import SubEnvStepper
 from palaestra.vector.processes import answer, failure_report
 from palaestra.vector.utils import write_to_shared_memory
 from palaestra.vector.vector_env import AutoresetMode
+
+if TYPE_CHECKING:
+    from multiprocessing import Queue, synchronize
+    from multiprocessing.sharedctypes import SynchronizedArray
 
 __all__ = ["async_worker", "failure_report", "COMMANDS"]
 
@@ -98,15 +102,15 @@ def _answer(sub_env: _SubEnvironment, command: str, data: Any) -> Any:
     raise RuntimeError(f"Received unknown command `{command}`. Must be one of {list(COMMANDS)}.")
 
 
-def async_worker(
+def async_worker(  # the annotations read as Gymnasium's, which its error messages print
     index: int,
-    env_fn: Callable[[], Any],
+    env_fn: Callable,
     pipe: Connection,
     parent_pipe: Connection,
-    shared_memory: Any,
-    error_queue: Any,
+    shared_memory: SynchronizedArray | dict[str, Any] | tuple[Any, ...],
+    error_queue: Queue,
     autoreset_mode: AutoresetMode,
-    semaphore: Any = None,
+    semaphore: synchronize.Semaphore | None,
 ) -> None:
     """Build sub-env ``index`` and serve the parent's commands until ``close`` or an error.
 

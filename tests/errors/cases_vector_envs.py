@@ -150,10 +150,7 @@ def async_max_concurrency_zero(gym):
     async_(gym, max_concurrency=0)
 
 
-@TABLE.add(
-    xfail="the message prints the default worker's signature, whose annotations differ "
-    "(palaestra/vector/async_worker.py belongs to the vector-env rework)"
-)
+@case
 def async_worker_with_the_wrong_signature(gym):
     async_(gym, worker=lambda a, b: None)
 
