@@ -4,7 +4,9 @@ The online network picks the next action and the target network values it (doubl
 Q-learning); the loss is the Huber loss of the TD error. Exploration decays linearly from
 ``exploration_initial_eps`` to ``exploration_final_eps`` over ``exploration_fraction`` of
 each ``learn`` call. Acting reads a NumPy view of the Q-network's weights, so an env step
-costs no torch call.
+costs no torch call. A training round draws all its minibatches at once, values their next
+observations with the (fixed) target network in one pass, and by default computes the
+gradients by hand (:func:`dqn_gradients`, equal to autograd's).
 
 Example:
     >>> from palaestra.train.dqn import DQN
