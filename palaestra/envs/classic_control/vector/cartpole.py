@@ -88,6 +88,17 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
             # The compiled loop checks the actions itself.
             self._action_bounds = None
 
+    def step(
+        self, action: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every cart-pole under ``action`` (the parameter name is Gymnasium's).
+
+        Raises:
+            palaestra.error.ResetNeeded: before the first ``reset``.
+            AssertionError: for actions outside the action space (as Gymnasium).
+        """
+        return super().step(action)
+
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Draw ``count`` states uniformly from the (optionally overridden) reset bounds."""
         bound = self.params.reset_bound
