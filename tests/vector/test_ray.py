@@ -335,7 +335,7 @@ def _stop_node(process: subprocess.Popen) -> None:
         leftover.kill()
 
 
-def _wait_for_nodes(address: str, count: int, seconds: float = 90.0) -> None:
+def _wait_for_nodes(address: str, count: int, seconds: float = 180.0) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         probe = subprocess.run(
@@ -360,7 +360,8 @@ def two_node_cluster():
     """A head and a worker node, one CPU and a resource of their own each, on this machine."""
     if ray.is_initialized():
         ray.shutdown()
-    port = 20000 + os.getpid() % 5000
+    offset = os.getpid() % 5000  # ports of their own, fresh for every run
+    port = 20000 + offset
     address = f"127.0.0.1:{port}"
     head = _start_node(
         [
@@ -372,7 +373,7 @@ def two_node_cluster():
             "--include-dashboard=false",
             "--min-worker-port=30000",
             "--max-worker-port=30999",
-            "--dashboard-agent-listen-port=52401",
+            f"--dashboard-agent-listen-port={50000 + offset}",
         ]
     )
     nodes = [head]
@@ -386,7 +387,7 @@ def two_node_cluster():
                     '--resources={"worker_node": 1}',
                     "--min-worker-port=31000",
                     "--max-worker-port=31999",
-                    "--dashboard-agent-listen-port=52402",
+                    f"--dashboard-agent-listen-port={55000 + offset}",
                 ]
             )
         )
