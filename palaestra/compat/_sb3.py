@@ -17,6 +17,7 @@ import numpy as np
 from palaestra.compat._spaces import to_gymnasium_space
 from palaestra.error import DependencyNotInstalled
 from palaestra.vector import AutoresetMode, VectorEnv
+from palaestra.vector.episodes import autoreset_mode
 from palaestra.vector.utils import iterate
 
 try:
@@ -111,7 +112,8 @@ class SB3VecEnv(VecEnv):
                 f"got {type(envs)}."
             )
         self.envs = envs
-        self._same_step = envs.metadata.get("autoreset_mode") is AutoresetMode.SAME_STEP
+        mode = autoreset_mode(envs, default=AutoresetMode.NEXT_STEP)
+        self._same_step = mode is AutoresetMode.SAME_STEP
         self._actions: Any = None
         super().__init__(
             envs.num_envs,

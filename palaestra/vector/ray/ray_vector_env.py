@@ -25,6 +25,7 @@ import numpy as np
 
 from palaestra.error import ClosedEnvironmentError, DependencyNotInstalled, WorkerError
 from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
+from palaestra.vector.episodes import autoreset_mode as declared_autoreset_mode
 from palaestra.vector.episodes import disabled_step_error
 from palaestra.vector.pool._layout import join_batches, slice_batch
 from palaestra.vector.pool.pool_vector_env import _place_info
@@ -258,7 +259,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self.observation_space = batch_space(observation_space, self.num_envs)
         self.action_space = batch_space(action_space, self.num_envs)
         self.metadata = metadata
-        self.autoreset_mode = metadata.get("autoreset_mode", self._requested_mode)
+        self.autoreset_mode = declared_autoreset_mode(self, default=self._requested_mode)
         self.render_mode = render_mode
 
     @property
