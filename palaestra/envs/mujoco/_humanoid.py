@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco._task import MujocoTaskEnv, flat_tail
-from palaestra.spaces import Box
 
 __all__ = ["HumanoidBaseEnv", "mass_center"]
 
@@ -76,21 +75,15 @@ class HumanoidBaseEnv(MujocoTaskEnv):
 
     def _finish_observation(self) -> None:
         data = self.data
-        skipped = 2 * self._exclude_current_positions_from_observation
-        structure = {
-            "skipped_qpos": skipped,
-            "qpos": data.qpos.size - skipped,
-            "qvel": data.qvel.size,
-            "cinert": data.cinert[1:].size * self._include_cinert_in_observation,
-            "cvel": data.cvel[1:].size * self._include_cvel_in_observation,
-            "qfrc_actuator": (data.qvel.size - 6) * self._include_qfrc_actuator_in_observation,
-            "cfrc_ext": data.cfrc_ext[1:].size * self._include_cfrc_ext_in_observation,
-            "ten_length": 0,
-            "ten_velocity": 0,
-        }
-        size = sum(value for key, value in structure.items() if key != "skipped_qpos")
-        self.observation_space = Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float64)
-        self.observation_structure = structure
+        self._set_state_observation(
+            2 * self._exclude_current_positions_from_observation,
+            cinert=data.cinert[1:].size * self._include_cinert_in_observation,
+            cvel=data.cvel[1:].size * self._include_cvel_in_observation,
+            qfrc_actuator=(data.qvel.size - 6) * self._include_qfrc_actuator_in_observation,
+            cfrc_ext=data.cfrc_ext[1:].size * self._include_cfrc_ext_in_observation,
+            ten_length=0,
+            ten_velocity=0,
+        )
 
     def _observe(self, data: Any) -> np.ndarray:
         position = (
@@ -108,10 +101,7 @@ class HumanoidBaseEnv(MujocoTaskEnv):
         return np.concatenate(parts, axis=-1)
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        scale = self._reset_noise_scale
-        qpos = self.init_qpos + np_random.uniform(low=-scale, high=scale, size=self.model.nq)
-        qvel = self.init_qvel + np_random.uniform(low=-scale, high=scale, size=self.model.nv)
-        return qpos, qvel
+        return self._noisy_state(np_random)
 
     def _tendons(self, data: Any) -> dict[str, Any]:
         return {

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from palaestra.envs.mujoco.mujoco_env import DEFAULT_SIZE, MujocoEnv
+from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = [
@@ -128,6 +129,59 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
                 "render_modes": RENDER_MODES,
                 "render_fps": int(np.round(1.0 / self.dt)),
             }
+
+    def _start(
+        self,
+        xml_file: str,
+        frame_skip: int,
+        default_camera_config: Any,
+        kwargs: dict[str, Any],
+        observation_space: Box | None = None,
+    ) -> None:
+        """Load the model (MujocoEnv's constructor with ``kwargs``), then the metadata."""
+        MujocoEnv.__init__(
+            self,
+            xml_file,
+            frame_skip,
+            observation_space=observation_space,
+            default_camera_config=default_camera_config,
+            **kwargs,
+        )
+        self._finish_init()
+
+    def _set_state_observation(self, skipped: int, **extra: int) -> None:
+        """Set the space and structure of observations of qpos (less ``skipped``), qvel, extras.
+
+        Args:
+            skipped: how many leading ``qpos`` entries the observation leaves out.
+            **extra: the sizes of the parts that follow ``qvel``, in order.
+        """
+        qpos_size, qvel_size = self.data.qpos.size, self.data.qvel.size
+        size = qpos_size + qvel_size - skipped + sum(extra.values())
+        self.observation_space = Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float64)
+        self.observation_structure = {
+            "skipped_qpos": skipped,
+            "qpos": qpos_size - skipped,
+            "qvel": qvel_size,
+            **extra,
+        }
+
+    def _noisy_state(
+        self, np_random: np.random.Generator, normal_qvel: bool = False
+    ) -> tuple[NDArray, NDArray]:
+        """Return the initial state plus noise of scale ``_reset_noise_scale`` (qpos's first).
+
+        Args:
+            np_random: the generator to draw from.
+            normal_qvel: draw qvel's noise normal (else uniform, as qpos's always is).
+        """
+        scale = self._reset_noise_scale
+        qpos = self.init_qpos + np_random.uniform(low=-scale, high=scale, size=self.model.nq)
+        if normal_qvel:
+            qvel = self.init_qvel + scale * np_random.standard_normal(self.model.nv)
+        else:
+            qvel = self.init_qvel + np_random.uniform(low=-scale, high=scale, size=self.model.nv)
+        return qpos, qvel
 
     # Hooks ------------------------------------------------------------------------------
 

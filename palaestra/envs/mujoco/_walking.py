@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco._task import MujocoTaskEnv, col, square_sum
-from palaestra.spaces import Box
 
 __all__ = ["PlanarWalkerEnv"]
 
@@ -53,23 +52,8 @@ class PlanarWalkerEnv(MujocoTaskEnv):
         self._exclude_current_positions_from_observation = (
             exclude_current_positions_from_observation
         )
-        MujocoTaskEnv.__init__(
-            self,
-            xml_file,
-            frame_skip,
-            observation_space=None,
-            default_camera_config=default_camera_config,
-            **kwargs,
-        )
-        self._finish_init()
-        skipped = 1 * exclude_current_positions_from_observation
-        obs_size = self.data.qpos.size + self.data.qvel.size - skipped
-        self.observation_space = Box(low=-np.inf, high=np.inf, shape=(obs_size,), dtype=np.float64)
-        self.observation_structure = {
-            "skipped_qpos": skipped,
-            "qpos": self.data.qpos.size - skipped,
-            "qvel": self.data.qvel.size,
-        }
+        self._start(xml_file, frame_skip, default_camera_config, kwargs)
+        self._set_state_observation(1 * exclude_current_positions_from_observation)
 
     @property
     def healthy_reward(self) -> float:
@@ -123,10 +107,7 @@ class PlanarWalkerEnv(MujocoTaskEnv):
         return reward, ~healthy & self._terminate_when_unhealthy, info
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        scale = self._reset_noise_scale
-        qpos = self.init_qpos + np_random.uniform(low=-scale, high=scale, size=self.model.nq)
-        qvel = self.init_qvel + np_random.uniform(low=-scale, high=scale, size=self.model.nv)
-        return qpos, qvel
+        return self._noisy_state(np_random)
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {

@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco._task import MujocoTaskEnv, col, flat_tail, norm, square_sum
-from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["AntEnv"]
@@ -110,26 +109,12 @@ class AntEnv(MujocoTaskEnv):
             exclude_current_positions_from_observation
         )
         self._include_cfrc_ext_in_observation = include_cfrc_ext_in_observation
-        MujocoTaskEnv.__init__(
-            self,
-            xml_file,
-            frame_skip,
-            observation_space=None,
-            default_camera_config=default_camera_config,
-            **kwargs,
-        )
-        self._finish_init()
+        self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._main_body_id = self.model.body(main_body).id
-        skipped = 2 * exclude_current_positions_from_observation
-        contact_size = self.data.cfrc_ext[1:].size * include_cfrc_ext_in_observation
-        obs_size = self.data.qpos.size + self.data.qvel.size - skipped + contact_size
-        self.observation_space = Box(low=-np.inf, high=np.inf, shape=(obs_size,), dtype=np.float64)
-        self.observation_structure = {
-            "skipped_qpos": skipped,
-            "qpos": self.data.qpos.size - skipped,
-            "qvel": self.data.qvel.size,
-            "cfrc_ext": contact_size,
-        }
+        self._set_state_observation(
+            2 * exclude_current_positions_from_observation,
+            cfrc_ext=self.data.cfrc_ext[1:].size * include_cfrc_ext_in_observation,
+        )
 
     @property
     def healthy_reward(self) -> float:
@@ -203,10 +188,7 @@ class AntEnv(MujocoTaskEnv):
         return reward, terminated, info
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        scale = self._reset_noise_scale
-        qpos = self.init_qpos + np_random.uniform(low=-scale, high=scale, size=self.model.nq)
-        qvel = self.init_qvel + scale * np_random.standard_normal(self.model.nv)
-        return qpos, qvel
+        return self._noisy_state(np_random, normal_qvel=True)
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco._task import MujocoTaskEnv, col, square_sum
-from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["HalfCheetahEnv"]
@@ -77,23 +76,8 @@ class HalfCheetahEnv(MujocoTaskEnv):
         self._exclude_current_positions_from_observation = (
             exclude_current_positions_from_observation
         )
-        MujocoTaskEnv.__init__(
-            self,
-            xml_file,
-            frame_skip,
-            observation_space=None,
-            default_camera_config=default_camera_config,
-            **kwargs,
-        )
-        self._finish_init()
-        skipped = 1 * exclude_current_positions_from_observation
-        obs_size = self.data.qpos.size + self.data.qvel.size - skipped
-        self.observation_space = Box(low=-np.inf, high=np.inf, shape=(obs_size,), dtype=np.float64)
-        self.observation_structure = {
-            "skipped_qpos": skipped,
-            "qpos": self.data.qpos.size - skipped,
-            "qvel": self.data.qvel.size,
-        }
+        self._start(xml_file, frame_skip, default_camera_config, kwargs)
+        self._set_state_observation(1 * exclude_current_positions_from_observation)
 
     def control_cost(self, action: Any) -> Any:
         """``ctrl_cost_weight`` times the sum of squared controls."""
@@ -122,10 +106,7 @@ class HalfCheetahEnv(MujocoTaskEnv):
         return forward_reward - ctrl_cost, False, info
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        scale = self._reset_noise_scale
-        qpos = self.init_qpos + np_random.uniform(low=-scale, high=scale, size=self.model.nq)
-        qvel = self.init_qvel + scale * np_random.standard_normal(self.model.nv)
-        return qpos, qvel
+        return self._noisy_state(np_random, normal_qvel=True)
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {"x_position": col(data.qpos, 0)}

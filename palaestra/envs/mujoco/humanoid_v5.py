@@ -116,15 +116,7 @@ class HumanoidEnv(HumanoidBaseEnv):
             include_qfrc_actuator_in_observation,
             include_cfrc_ext_in_observation,
         )
-        HumanoidBaseEnv.__init__(
-            self,
-            xml_file,
-            frame_skip,
-            observation_space=None,
-            default_camera_config=default_camera_config,
-            **kwargs,
-        )
-        self._finish_init()
+        self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._finish_observation()
 
     @property

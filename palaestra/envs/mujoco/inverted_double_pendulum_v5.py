@@ -72,15 +72,13 @@ class InvertedDoublePendulumEnv(MujocoTaskEnv):
         )
         self._healthy_reward = healthy_reward
         self._reset_noise_scale = reset_noise_scale
-        MujocoTaskEnv.__init__(
-            self,
+        self._start(
             xml_file,
             frame_skip,
+            default_camera_config,
+            kwargs,
             observation_space=Box(low=-np.inf, high=np.inf, shape=(9,), dtype=np.float64),
-            default_camera_config=default_camera_config,
-            **kwargs,
         )
-        self._finish_init()
 
     def _observe(self, data: Any) -> np.ndarray:
         return np.concatenate(
@@ -111,7 +109,4 @@ class InvertedDoublePendulumEnv(MujocoTaskEnv):
         return reward, terminated, info
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        scale = self._reset_noise_scale
-        qpos = self.init_qpos + np_random.uniform(low=-scale, high=scale, size=self.model.nq)
-        qvel = self.init_qvel + np_random.standard_normal(self.model.nv) * scale
-        return qpos, qvel
+        return self._noisy_state(np_random, normal_qvel=True)

@@ -57,15 +57,13 @@ class InvertedPendulumEnv(MujocoTaskEnv):
             self, xml_file, frame_skip, default_camera_config, reset_noise_scale, **kwargs
         )
         self._reset_noise_scale = reset_noise_scale
-        MujocoTaskEnv.__init__(
-            self,
+        self._start(
             xml_file,
             frame_skip,
+            default_camera_config,
+            kwargs,
             observation_space=Box(low=-np.inf, high=np.inf, shape=(4,), dtype=np.float64),
-            default_camera_config=default_camera_config,
-            **kwargs,
         )
-        self._finish_init()
         self.observation_structure = {"qpos": self.data.qpos.size, "qvel": self.data.qvel.size}
 
     def _observe(self, data: Any) -> np.ndarray:
@@ -84,7 +82,4 @@ class InvertedPendulumEnv(MujocoTaskEnv):
         return reward, terminated, {"reward_survive": reward}
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        scale = self._reset_noise_scale
-        qpos = self.init_qpos + np_random.uniform(size=self.model.nq, low=-scale, high=scale)
-        qvel = self.init_qvel + np_random.uniform(size=self.model.nv, low=-scale, high=scale)
-        return qpos, qvel
+        return self._noisy_state(np_random)

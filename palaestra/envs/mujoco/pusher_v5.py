@@ -71,15 +71,13 @@ class PusherEnv(MujocoTaskEnv):
         self._reward_near_weight = reward_near_weight
         self._reward_dist_weight = reward_dist_weight
         self._reward_control_weight = reward_control_weight
-        MujocoTaskEnv.__init__(
-            self,
+        self._start(
             xml_file,
             frame_skip,
+            default_camera_config,
+            kwargs,
             observation_space=Box(low=-np.inf, high=np.inf, shape=(23,), dtype=np.float64),
-            default_camera_config=default_camera_config,
-            **kwargs,
         )
-        self._finish_init()
         self._bodies = tuple(self.model.body(name).id for name in ("tips_arm", "object", "goal"))
 
     def _observe(self, data: Any) -> np.ndarray:

@@ -66,15 +66,13 @@ class ReacherEnv(MujocoTaskEnv):
         )
         self._reward_dist_weight = reward_dist_weight
         self._reward_control_weight = reward_control_weight
-        MujocoTaskEnv.__init__(
-            self,
+        self._start(
             xml_file,
             frame_skip,
+            default_camera_config,
+            kwargs,
             observation_space=Box(low=-np.inf, high=np.inf, shape=(10,), dtype=np.float64),
-            default_camera_config=default_camera_config,
-            **kwargs,
         )
-        self._finish_init()
         self._fingertip = self.model.body("fingertip").id
         self._target = self.model.body("target").id
 
