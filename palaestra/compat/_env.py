@@ -29,7 +29,81 @@ def _array_to_scalar(observation: Any) -> Any:
     return observation[()] if isinstance(observation, np.ndarray) else observation
 
 
-class ToGymnasium(gymnasium.Env):
+class _Adapter:
+    """What both adapters share: the inner env's generator, reset, render, close, attributes.
+
+    ``env`` is the adapted env; ``_observation_out`` and ``_action_in`` convert observations
+    coming out of it and actions going in (``None``: as they are).
+    """
+
+    env: Any
+    _observation_out: Any
+    _action_in: Any
+
+    @property
+    def _np_random(self) -> Any:
+        return _inner_generator(self.env)._np_random
+
+    @_np_random.setter
+    def _np_random(self, value: Any) -> None:
+        _inner_generator(self.env)._np_random = value
+
+    @property
+    def _np_random_seed(self) -> Any:
+        return _inner_generator(self.env)._np_random_seed
+
+    @_np_random_seed.setter
+    def _np_random_seed(self, value: Any) -> None:
+        _inner_generator(self.env)._np_random_seed = value
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset the inner env (seeding its ``np_random``) and return its first observation."""
+        observation, info = self.env.reset(seed=seed, options=options)
+        if self._observation_out is not None:
+            observation = self._observation_out(observation)
+        return observation, info
+
+    def _step_inner(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        """Step the inner env with ``action``, converting the action and the observation."""
+        if self._action_in is not None:
+            action = self._action_in(action)
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        if self._observation_out is not None:
+            observation = self._observation_out(observation)
+        return observation, reward, terminated, truncated, info
+
+    def render(self) -> Any:
+        """Render the inner env."""
+        return self.env.render()
+
+    def close(self) -> None:
+        """Close the inner env."""
+        self.env.close()
+
+    def has_wrapper_attr(self, name: str) -> bool:
+        """Whether the adapter or the inner env stack has attribute ``name``."""
+        return hasattr(self, name) or self.env.has_wrapper_attr(name)
+
+    def get_wrapper_attr(self, name: str) -> Any:
+        """Return attribute ``name`` of the adapter, else of the inner env stack."""
+        if hasattr(type(self), name) or name in self.__dict__:
+            return getattr(self, name)
+        return self.env.get_wrapper_attr(name)
+
+    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
+        """Set ``name`` where the inner env stack has it (see ``Env.set_wrapper_attr``)."""
+        return self.env.set_wrapper_attr(name, value, force=force)
+
+    def __str__(self) -> str:
+        return f"<{type(self).__name__}{self.env}>"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+class ToGymnasium(_Adapter, gymnasium.Env):  # type: ignore[misc]
     """A palaestra environment seen as a real :class:`gymnasium.Env`.
 
     Spaces are converted to ``gymnasium.spaces`` (recursively, sharing their generators);
@@ -94,74 +168,17 @@ class ToGymnasium(gymnasium.Env):
     def spec(self, value: Any) -> None:
         self._spec_override = value
 
-    @property
-    def _np_random(self) -> Any:  # type: ignore[override]
-        return _inner_generator(self.env)._np_random
-
-    @_np_random.setter
-    def _np_random(self, value: Any) -> None:
-        _inner_generator(self.env)._np_random = value
-
-    @property
-    def _np_random_seed(self) -> Any:  # type: ignore[override]
-        return _inner_generator(self.env)._np_random_seed
-
-    @_np_random_seed.setter
-    def _np_random_seed(self, value: Any) -> None:
-        _inner_generator(self.env)._np_random_seed = value
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset the palaestra env (seeding its ``np_random``) and return its first observation."""
-        observation, info = self.env.reset(seed=seed, options=options)
-        if self._observation_out is not None:
-            observation = self._observation_out(observation)
-        return observation, info
-
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step the palaestra env with ``action``.
 
         The reward comes back as a Python ``float`` (the same value): Gymnasium accepts any
         real scalar, but Stable-Baselines3's ``check_env`` and some libraries want a float.
         """
-        if self._action_in is not None:
-            action = self._action_in(action)
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        if self._observation_out is not None:
-            observation = self._observation_out(observation)
+        observation, reward, terminated, truncated, info = self._step_inner(action)
         return observation, float(reward), terminated, truncated, info
 
-    def render(self) -> Any:
-        """Render the palaestra env."""
-        return self.env.render()
 
-    def close(self) -> None:
-        """Close the palaestra env."""
-        self.env.close()
-
-    def has_wrapper_attr(self, name: str) -> bool:
-        """Whether the adapter or the palaestra env stack has attribute ``name``."""
-        return hasattr(self, name) or self.env.has_wrapper_attr(name)
-
-    def get_wrapper_attr(self, name: str) -> Any:
-        """Return attribute ``name`` of the adapter, else of the palaestra env stack."""
-        if hasattr(type(self), name) or name in self.__dict__:
-            return getattr(self, name)
-        return self.env.get_wrapper_attr(name)
-
-    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
-        """Set ``name`` where the palaestra env stack has it (see ``Env.set_wrapper_attr``)."""
-        return self.env.set_wrapper_attr(name, value, force=force)
-
-    def __str__(self) -> str:
-        return f"<{type(self).__name__}{self.env}>"
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
-class FromGymnasium(Env[Any, Any]):
+class FromGymnasium(_Adapter, Env[Any, Any]):  # type: ignore[misc]
     """A Gymnasium environment seen as a palaestra :class:`~palaestra.Env`.
 
     The mirror of :class:`ToGymnasium`: spaces become palaestra spaces (sharing generators),
@@ -212,61 +229,6 @@ class FromGymnasium(Env[Any, Any]):
     def spec(self, value: Any) -> None:
         self._spec_override = value
 
-    @property
-    def _np_random(self) -> Any:  # type: ignore[override]
-        return _inner_generator(self.env)._np_random
-
-    @_np_random.setter
-    def _np_random(self, value: Any) -> None:
-        _inner_generator(self.env)._np_random = value
-
-    @property
-    def _np_random_seed(self) -> Any:  # type: ignore[override]
-        return _inner_generator(self.env)._np_random_seed
-
-    @_np_random_seed.setter
-    def _np_random_seed(self, value: Any) -> None:
-        _inner_generator(self.env)._np_random_seed = value
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset the Gymnasium env (seeding its ``np_random``) and return its first observation."""
-        observation, info = self.env.reset(seed=seed, options=options)
-        if self._observation_out is not None:
-            observation = self._observation_out(observation)
-        return observation, info
-
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step the Gymnasium env with ``action``."""
-        if self._action_in is not None:
-            action = self._action_in(action)
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        if self._observation_out is not None:
-            observation = self._observation_out(observation)
-        return observation, reward, terminated, truncated, info
-
-    def render(self) -> Any:
-        """Render the Gymnasium env."""
-        return self.env.render()
-
-    def close(self) -> None:
-        """Close the Gymnasium env."""
-        self.env.close()
-
-    def has_wrapper_attr(self, name: str) -> bool:
-        """Whether the adapter or the Gymnasium env stack has attribute ``name``."""
-        return hasattr(self, name) or self.env.has_wrapper_attr(name)
-
-    def get_wrapper_attr(self, name: str) -> Any:
-        """Return attribute ``name`` of the adapter, else of the Gymnasium env stack."""
-        if hasattr(type(self), name) or name in self.__dict__:
-            return getattr(self, name)
-        return self.env.get_wrapper_attr(name)
-
-    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> bool:
-        """Set ``name`` where the Gymnasium env stack has it."""
-        return self.env.set_wrapper_attr(name, value, force=force)
-
-    def __str__(self) -> str:
-        return f"<{type(self).__name__}{self.env}>"
+        return self._step_inner(action)
