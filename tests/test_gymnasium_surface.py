@@ -120,7 +120,12 @@ def test_every_gymnasium_id_is_registered_except_the_box2d_and_mujoco_suites():
         entry = spec.entry_point if isinstance(spec.entry_point, str) else ""
         return entry.startswith(OWN_SUITES)
 
-    expected = {env_id for env_id, spec in gymnasium.registry.items() if not suite(spec)}
+    # palaestra/... ids are ours, put into Gymnasium's registry by palaestra.compat's tests.
+    expected = {
+        env_id
+        for env_id, spec in gymnasium.registry.items()
+        if not suite(spec) and not env_id.startswith("palaestra/")
+    }
     assert sorted(expected - set(palaestra.registry)) == []
 
 

@@ -127,7 +127,8 @@ def register_in_gymnasium(ids: list[str] | None = None, namespace: str = "palaes
 
     Example:
         >>> import gymnasium
-        >>> "palaestra/Taxi-v4" in register_in_gymnasium(["Taxi-v4"])
+        >>> _ = register_in_gymnasium(["Taxi-v4"])  # returns the ids it newly registered
+        >>> "palaestra/Taxi-v4" in gymnasium.registry
         True
         >>> gymnasium.make("palaestra/Taxi-v4").reset(seed=1)[0]
         252

@@ -1,5 +1,6 @@
 """Fixtures of the documentation tests: the site, built once per session with --strict."""
 
+import json
 import os
 import subprocess
 import sys
@@ -34,3 +35,16 @@ def site(build_result):
     returncode, output, folder = build_result
     assert returncode == 0, output
     return folder
+
+
+@pytest.fixture(scope="session")
+def builtin_ids():
+    """The ids a fresh ``import palaestra`` registers: what the site is built from.
+
+    Other tests register ids of their own (examples, test envs) in this process's registry.
+    """
+    script = "import json, palaestra; print(json.dumps(list(palaestra.registry)))"
+    output = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    return set(json.loads(output.splitlines()[-1]))
