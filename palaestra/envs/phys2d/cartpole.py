@@ -23,10 +23,9 @@ import numpy as np
 
 from palaestra import spaces
 from palaestra.envs.classic_control.dynamics import cartpole as dynamics
-from palaestra.envs.functional_jax_env import FunctionalJaxEnv, FunctionalJaxVectorEnv
-from palaestra.envs.phys2d._common import Backend
+from palaestra.envs.phys2d._common import Backend, JittedEnv, JittedVectorEnv
+from palaestra.envs.phys2d._common import self_jit as self_jit  # its former home
 from palaestra.experimental.functional import FuncEnv
-from palaestra.utils import EzPickle
 from palaestra.vector.vector_env import AutoresetMode
 
 __all__ = ["CartPoleParams", "CartPoleFunctional", "CartPoleJaxEnv", "CartPoleJaxVectorEnv"]
@@ -161,7 +160,7 @@ class CartPoleFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, CartP
         return CartPoleParams(**kwargs)
 
 
-class CartPoleJaxEnv(FunctionalJaxEnv, EzPickle):
+class CartPoleJaxEnv(JittedEnv):
     """CartPole on jax, jitted (registered as ``phys2d/CartPole-v0`` and ``-v1``).
 
     Args:
@@ -176,14 +175,10 @@ class CartPoleJaxEnv(FunctionalJaxEnv, EzPickle):
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 50, "jax": True}
 
-    def __init__(self, render_mode: str | None = None, **kwargs: Any):
-        EzPickle.__init__(self, render_mode=render_mode, **kwargs)
-        env = CartPoleFunctional(**kwargs)
-        env.transform(self_jit())
-        FunctionalJaxEnv.__init__(self, env, metadata=self.metadata, render_mode=render_mode)
+    functional = CartPoleFunctional
 
 
-class CartPoleJaxVectorEnv(FunctionalJaxVectorEnv, EzPickle):
+class CartPoleJaxVectorEnv(JittedVectorEnv):
     """``num_envs`` jax cart-poles, vmapped and jitted.
 
     Args:
@@ -205,34 +200,4 @@ class CartPoleJaxVectorEnv(FunctionalJaxVectorEnv, EzPickle):
         "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
 
-    def __init__(
-        self,
-        num_envs: int,
-        render_mode: str | None = None,
-        max_episode_steps: int = 200,
-        **kwargs: Any,
-    ):
-        EzPickle.__init__(
-            self,
-            num_envs=num_envs,
-            render_mode=render_mode,
-            max_episode_steps=max_episode_steps,
-            **kwargs,
-        )
-        env = CartPoleFunctional(**kwargs)
-        env.transform(self_jit())
-        FunctionalJaxVectorEnv.__init__(
-            self,
-            func_env=env,
-            num_envs=num_envs,
-            metadata=self.metadata,
-            render_mode=render_mode,
-            max_episode_steps=max_episode_steps,
-        )
-
-
-def self_jit() -> Any:
-    """Return ``jax.jit`` (raising DependencyNotInstalled without jax)."""
-    from palaestra.experimental._array_namespace import import_jax
-
-    return import_jax().jit
+    functional = CartPoleFunctional

@@ -22,11 +22,8 @@ import numpy as np
 
 from palaestra import spaces
 from palaestra.envs.classic_control.dynamics import pendulum as dynamics
-from palaestra.envs.functional_jax_env import FunctionalJaxEnv, FunctionalJaxVectorEnv
-from palaestra.envs.phys2d._common import Backend
-from palaestra.envs.phys2d.cartpole import self_jit
+from palaestra.envs.phys2d._common import Backend, JittedEnv, JittedVectorEnv
 from palaestra.experimental.functional import FuncEnv
-from palaestra.utils import EzPickle
 from palaestra.vector.vector_env import AutoresetMode
 
 __all__ = ["PendulumParams", "PendulumFunctional", "PendulumJaxEnv", "PendulumJaxVectorEnv"]
@@ -142,7 +139,7 @@ class PendulumFunctional(Backend, FuncEnv[Any, Any, Any, float, bool, Any, Pendu
         return PendulumParams(**kwargs)
 
 
-class PendulumJaxEnv(FunctionalJaxEnv, EzPickle):
+class PendulumJaxEnv(JittedEnv):
     """Pendulum on jax, jitted (registered as ``phys2d/Pendulum-v0``).
 
     Example:
@@ -153,14 +150,10 @@ class PendulumJaxEnv(FunctionalJaxEnv, EzPickle):
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 30, "jax": True}
 
-    def __init__(self, render_mode: str | None = None, **kwargs: Any):
-        EzPickle.__init__(self, render_mode=render_mode, **kwargs)
-        env = PendulumFunctional(**kwargs)
-        env.transform(self_jit())
-        FunctionalJaxEnv.__init__(self, env, metadata=self.metadata, render_mode=render_mode)
+    functional = PendulumFunctional
 
 
-class PendulumJaxVectorEnv(FunctionalJaxVectorEnv, EzPickle):
+class PendulumJaxVectorEnv(JittedVectorEnv):
     """``num_envs`` jax pendulums, vmapped and jitted.
 
     Example:
@@ -176,27 +169,4 @@ class PendulumJaxVectorEnv(FunctionalJaxVectorEnv, EzPickle):
         "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
 
-    def __init__(
-        self,
-        num_envs: int,
-        render_mode: str | None = None,
-        max_episode_steps: int = 200,
-        **kwargs: Any,
-    ):
-        EzPickle.__init__(
-            self,
-            num_envs=num_envs,
-            render_mode=render_mode,
-            max_episode_steps=max_episode_steps,
-            **kwargs,
-        )
-        env = PendulumFunctional(**kwargs)
-        env.transform(self_jit())
-        FunctionalJaxVectorEnv.__init__(
-            self,
-            func_env=env,
-            num_envs=num_envs,
-            metadata=self.metadata,
-            render_mode=render_mode,
-            max_episode_steps=max_episode_steps,
-        )
+    functional = PendulumFunctional

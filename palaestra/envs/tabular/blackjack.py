@@ -24,12 +24,9 @@ from typing import Any
 import numpy as np
 
 from palaestra import spaces
-from palaestra.envs.functional_jax_env import FunctionalJaxEnv
-from palaestra.envs.phys2d._common import Backend
-from palaestra.envs.phys2d.cartpole import self_jit
+from palaestra.envs.phys2d._common import Backend, JittedEnv
 from palaestra.envs.toy_text import blackjack as rules
 from palaestra.experimental.functional import FuncEnv
-from palaestra.utils import EzPickle
 
 __all__ = ["BlackjackFunctional", "BlackJackJaxEnv"]
 
@@ -169,7 +166,7 @@ class BlackjackFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None
         return float(reward) if self.backend == "numpy" else reward
 
 
-class BlackJackJaxEnv(FunctionalJaxEnv, EzPickle):
+class BlackJackJaxEnv(JittedEnv):
     """Blackjack on jax, jitted (registered as ``tabular/Blackjack-v0``).
 
     Args:
@@ -184,8 +181,4 @@ class BlackJackJaxEnv(FunctionalJaxEnv, EzPickle):
 
     metadata = {"render_modes": [], "render_fps": 4, "jax": True}
 
-    def __init__(self, render_mode: str | None = None, **kwargs: Any):
-        EzPickle.__init__(self, render_mode=render_mode, **kwargs)
-        env = BlackjackFunctional(**kwargs)
-        env.transform(self_jit())
-        FunctionalJaxEnv.__init__(self, env, metadata=self.metadata, render_mode=render_mode)
+    functional = BlackjackFunctional

@@ -24,14 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.functional_jax_env import FunctionalJaxEnv
-from palaestra.envs.phys2d._common import Backend
-from palaestra.envs.phys2d.cartpole import self_jit
+from palaestra.envs.phys2d._common import Backend, JittedEnv
 from palaestra.envs.toy_text.cliffwalking import CliffWalkingEnv
 from palaestra.envs.toy_text.frozen_lake import FrozenLakeEnv
 from palaestra.envs.toy_text.taxi import TaxiEnv
 from palaestra.experimental.functional import FuncEnv
-from palaestra.utils import EzPickle
 
 __all__ = [
     "TableFunctional",
@@ -129,7 +126,7 @@ class CliffWalkingFunctional(TableFunctional):
         return state[0] == 47
 
 
-class CliffWalkingJaxEnv(FunctionalJaxEnv, EzPickle):
+class CliffWalkingJaxEnv(JittedEnv):
     """CliffWalking on jax, jitted (registered as ``tabular/CliffWalking-v0``).
 
     Example:
@@ -140,11 +137,7 @@ class CliffWalkingJaxEnv(FunctionalJaxEnv, EzPickle):
 
     metadata = {"render_modes": [], "render_fps": 4, "jax": True}
 
-    def __init__(self, render_mode: str | None = None, **kwargs: Any):
-        EzPickle.__init__(self, render_mode=render_mode, **kwargs)
-        env = CliffWalkingFunctional(**kwargs)
-        env.transform(self_jit())
-        FunctionalJaxEnv.__init__(self, env, metadata=self.metadata, render_mode=render_mode)
+    functional = CliffWalkingFunctional
 
 
 class FrozenLakeFunctional(TableFunctional):
