@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -41,20 +40,6 @@ def make_ray_vector_env(
     """
     from palaestra.envs.registration import _make_vec
 
-    vector_kwargs = dict(vector_kwargs)
-    native = env_spec.vector_entry_point is not None and not (
-        wrappers or env_spec.additional_wrappers
+    return RayVectorEnv(
+        **_make_vec._group_arguments(env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
     )
-    if native:
-        kwargs = dict(env_kwargs)
-        if "autoreset_mode" in vector_kwargs:
-            kwargs["autoreset_mode"] = vector_kwargs.pop("autoreset_mode")
-        if env_spec.max_episode_steps is not None:
-            kwargs.setdefault("max_episode_steps", env_spec.max_episode_steps)
-        return RayVectorEnv(
-            vector_env_fn=functools.partial(_make_vec._pool_native_group, env_spec, kwargs),
-            num_envs=num_envs,
-            **vector_kwargs,
-        )
-    make_one = functools.partial(_make_vec._sub_env, env_spec, dict(env_kwargs), list(wrappers))
-    return RayVectorEnv([make_one] * num_envs, **vector_kwargs)

@@ -23,13 +23,18 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.error import ClosedEnvironmentError, DependencyNotInstalled, WorkerError
+from palaestra.error import ClosedEnvironmentError, DependencyNotInstalled
 from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
 from palaestra.vector.episodes import autoreset_mode as declared_autoreset_mode
 from palaestra.vector.episodes import disabled_step_error
 from palaestra.vector.pool._layout import join_batches, slice_batch
 from palaestra.vector.pool.pool_vector_env import _place_info
-from palaestra.vector.processes import ErrorReport, RestartBudget, rebuild_exception
+from palaestra.vector.processes import (
+    ErrorReport,
+    RestartBudget,
+    group_failure_error,
+    lost_workers_error,
+)
 from palaestra.vector.ray._actor import GroupHost
 from palaestra.vector.sync_vector_env import SyncVectorEnv
 from palaestra.vector.utils import batch_space, iterate
@@ -353,20 +358,14 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
 
     def _exception(self, failure: _Failure, exhausted: bool = False) -> BaseException:
         group = failure.group
-        subject = f"sub-environments {group.env_indices} (Ray actor {group.index})"
-        note = f" after {self.max_restarts} restart(s)" if exhausted else ""
-        if failure.report is not None:
-            error = rebuild_exception(failure.report, f"RayVectorEnv{note}")
-            error.args = (
-                error.args[0].replace(
-                    f"sub-environment {failure.report.index} of", f"{subject} of", 1
-                ),
-            )
-            return error
-        return WorkerError(
-            f"RayVectorEnv actor {group.index} (sub-environments {group.env_indices}) "
-            f"{failure.what}{note}.",
-            env_indices=tuple(group.env_indices),
+        return group_failure_error(
+            "RayVectorEnv",
+            "Ray actor",
+            group.index,
+            group.env_indices,
+            failure.what,
+            failure.report,
+            f" after {self.max_restarts} restart(s)" if exhausted else "",
         )
 
     # Restarts ------------------------------------------------------------------------------
@@ -542,16 +541,8 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 f"Trying to operate on `{type(self).__name__}`, after a call to `close()`."
             )
         if self._lost:
-            details = "; ".join(
-                f"actor {i} (sub-environments {self._groups[i].env_indices}): {what}"
-                for i, what in sorted(self._lost.items())
-            )
-            raise WorkerError(
-                f"RayVectorEnv cannot continue, an actor is no longer running: {details}. "
-                "Call `close()` and create a new vector env (or pass `restart_failed=True`).",
-                env_indices=tuple(
-                    j for i in sorted(self._lost) for j in self._groups[i].env_indices
-                ),
+            raise lost_workers_error(
+                "RayVectorEnv", "actor", self._lost, [g.env_indices for g in self._groups]
             )
 
     def reset(
