@@ -23,6 +23,9 @@ __all__ = [
     "DEFAULT_SIZE",
     "col",
     "MujocoTaskEnv",
+    "SquaredControlCost",
+    "SurvivalBonus",
+    "SurvivalBonusV4",
     "flat_tail",
     "norm",
     "pow_square",
@@ -235,3 +238,63 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
 
     def _get_reset_info(self) -> dict[str, Any]:
         return scalars(self._reset_info(self.data))
+
+
+class SquaredControlCost:
+    """Mixed into a task env: the control cost is quadratic in the action.
+
+    Example:
+        >>> from palaestra.envs.mujoco.half_cheetah_v5 import HalfCheetahEnv
+        >>> float(HalfCheetahEnv().control_cost(np.ones(6)))
+        0.6000000000000001
+    """
+
+    _ctrl_cost_weight: float
+
+    def control_cost(self, action: Any) -> Any:
+        """``ctrl_cost_weight`` times the sum of squared controls."""
+        return self._ctrl_cost_weight * square_sum(action)
+
+
+class SurvivalBonus:
+    """Mixed into a task env whose ``_is_healthy(data)`` hook says whether it is healthy.
+
+    Example:
+        >>> from palaestra.envs.mujoco.hopper_v5 import HopperEnv
+        >>> env = HopperEnv()
+        >>> _ = env.reset(seed=0)
+        >>> float(env.healthy_reward)
+        1.0
+    """
+
+    _healthy_reward: float
+
+    @property
+    def healthy_reward(self) -> float:
+        """The survival bonus of the current state."""
+        return self._is_healthy(self.data) * self._healthy_reward
+
+
+class SurvivalBonusV4:
+    """Mixed into a version 4 env: the survival bonus is paid always while termination is on.
+
+    Example:
+        >>> from palaestra.envs.mujoco.ant_v4 import AntEnv
+        >>> env = AntEnv()
+        >>> _ = env.reset(seed=0)
+        >>> env.healthy_reward, env.terminated
+        (1.0, False)
+    """
+
+    _healthy_reward: float
+    _terminate_when_unhealthy: bool
+
+    @property
+    def healthy_reward(self) -> float:
+        """The survival bonus: paid while healthy, or always with termination on."""
+        return float(self.is_healthy or self._terminate_when_unhealthy) * self._healthy_reward
+
+    @property
+    def terminated(self) -> bool:
+        """Whether the episode ends here."""
+        return (not self.is_healthy) if self._terminate_when_unhealthy else False

@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, col, square_sum
+from palaestra.envs.mujoco._task import MujocoTaskEnv, SquaredControlCost, SurvivalBonus, col
 
 __all__ = ["PlanarWalkerEnv"]
 
 
-class PlanarWalkerEnv(MujocoTaskEnv):
+class PlanarWalkerEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
     """A walker on x/z slides and a y hinge: forward speed + survival - control cost.
 
     Subclasses set the healthy ranges and call :meth:`_setup` from their constructor.
@@ -54,15 +54,6 @@ class PlanarWalkerEnv(MujocoTaskEnv):
         )
         self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._set_state_observation(1 * exclude_current_positions_from_observation)
-
-    @property
-    def healthy_reward(self) -> float:
-        """The survival bonus of the current state."""
-        return self._is_healthy(self.data) * self._healthy_reward
-
-    def control_cost(self, action: Any) -> Any:
-        """``ctrl_cost_weight`` times the sum of squared controls."""
-        return self._ctrl_cost_weight * square_sum(action)
 
     @property
     def is_healthy(self) -> bool:

@@ -10,25 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from palaestra.envs.mujoco._task import RENDER_MODES, col
+from palaestra.envs.mujoco._task import RENDER_MODES, SurvivalBonusV4, col
 
 __all__ = ["PlanarWalkerV4"]
 
 
-class PlanarWalkerV4:
+class PlanarWalkerV4(SurvivalBonusV4):
     """Mixed into a v5 walker: version 4's reward and ``info``."""
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 125}
-
-    @property
-    def healthy_reward(self) -> float:
-        """The survival bonus: paid while healthy, or always with termination on."""
-        return float(self.is_healthy or self._terminate_when_unhealthy) * self._healthy_reward
-
-    @property
-    def terminated(self) -> bool:
-        """Whether the episode ends here."""
-        return (not self.is_healthy) if self._terminate_when_unhealthy else False
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         x_position = col(data.qpos, 0)

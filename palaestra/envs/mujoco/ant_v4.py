@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco import ant_v5
-from palaestra.envs.mujoco._task import RENDER_MODES, col, flat_tail, norm
+from palaestra.envs.mujoco._task import RENDER_MODES, SurvivalBonusV4, col, flat_tail, norm
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
@@ -26,7 +26,7 @@ __all__ = ["AntEnv"]
 DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
 
 
-class AntEnv(ant_v5.AntEnv):
+class AntEnv(SurvivalBonusV4, ant_v5.AntEnv):
     """The Ant, version 4 (Gymnasium's arguments and defaults).
 
     Args:
@@ -103,16 +103,6 @@ class AntEnv(ant_v5.AntEnv):
         size = 27 + 2 * (not exclude_current_positions_from_observation) + 84 * use_contact_forces
         self.observation_space = Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float64)
         del self.observation_structure
-
-    @property
-    def healthy_reward(self) -> float:
-        """The survival bonus: paid while healthy, or always with termination on."""
-        return float(self.is_healthy or self._terminate_when_unhealthy) * self._healthy_reward
-
-    @property
-    def terminated(self) -> bool:
-        """Whether the episode ends here."""
-        return (not self.is_healthy) if self._terminate_when_unhealthy else False
 
     def _observe(self, data: Any) -> np.ndarray:
         position = (

@@ -17,7 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, col, flat_tail, norm, square_sum
+from palaestra.envs.mujoco._task import (
+    MujocoTaskEnv,
+    SquaredControlCost,
+    SurvivalBonus,
+    col,
+    flat_tail,
+    norm,
+    square_sum,
+)
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["AntEnv"]
@@ -25,7 +33,7 @@ __all__ = ["AntEnv"]
 DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
 
 
-class AntEnv(MujocoTaskEnv):
+class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
     """The Ant, version 5 (Gymnasium's arguments and defaults).
 
     Args:
@@ -115,15 +123,6 @@ class AntEnv(MujocoTaskEnv):
             2 * exclude_current_positions_from_observation,
             cfrc_ext=self.data.cfrc_ext[1:].size * include_cfrc_ext_in_observation,
         )
-
-    @property
-    def healthy_reward(self) -> float:
-        """The survival bonus of the current state."""
-        return self._is_healthy(self.data) * self._healthy_reward
-
-    def control_cost(self, action: Any) -> Any:
-        """``ctrl_cost_weight`` times the sum of squared controls."""
-        return self._ctrl_cost_weight * square_sum(action)
 
     @property
     def contact_forces(self) -> np.ndarray:

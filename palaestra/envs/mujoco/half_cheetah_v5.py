@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, col, square_sum
+from palaestra.envs.mujoco._task import MujocoTaskEnv, SquaredControlCost, col
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["HalfCheetahEnv"]
@@ -23,7 +23,7 @@ __all__ = ["HalfCheetahEnv"]
 DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
 
 
-class HalfCheetahEnv(MujocoTaskEnv):
+class HalfCheetahEnv(SquaredControlCost, MujocoTaskEnv):
     """The HalfCheetah, version 5 (Gymnasium's arguments and defaults).
 
     Args:
@@ -78,10 +78,6 @@ class HalfCheetahEnv(MujocoTaskEnv):
         )
         self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._set_state_observation(1 * exclude_current_positions_from_observation)
-
-    def control_cost(self, action: Any) -> Any:
-        """``ctrl_cost_weight`` times the sum of squared controls."""
-        return self._ctrl_cost_weight * square_sum(action)
 
     def _progress(self, data: Any) -> Any:
         return col(data.qpos, 0).copy()

@@ -16,7 +16,14 @@ import numpy as np
 
 from palaestra.envs.mujoco import humanoid_v5
 from palaestra.envs.mujoco._humanoid import mass_center
-from palaestra.envs.mujoco._task import RENDER_MODES, col, flat_tail, norm, square_sum
+from palaestra.envs.mujoco._task import (
+    RENDER_MODES,
+    SurvivalBonusV4,
+    col,
+    flat_tail,
+    norm,
+    square_sum,
+)
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
@@ -52,7 +59,7 @@ def observe_v4(data: Any, exclude_positions: bool) -> np.ndarray:
     )
 
 
-class HumanoidEnv(humanoid_v5.HumanoidEnv):
+class HumanoidEnv(SurvivalBonusV4, humanoid_v5.HumanoidEnv):
     """The Humanoid, version 4 (Gymnasium's arguments and defaults).
 
     Args:
@@ -114,16 +121,6 @@ class HumanoidEnv(humanoid_v5.HumanoidEnv):
         size = 376 if exclude_current_positions_from_observation else 378
         self.observation_space = Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float64)
         del self.observation_structure
-
-    @property
-    def healthy_reward(self) -> float:
-        """The survival bonus: paid while healthy, or always with termination on."""
-        return float(self.is_healthy or self._terminate_when_unhealthy) * self._healthy_reward
-
-    @property
-    def terminated(self) -> bool:
-        """Whether the episode ends here."""
-        return (not self.is_healthy) if self._terminate_when_unhealthy else False
 
     def _observe(self, data: Any) -> np.ndarray:
         return observe_v4(data, self._exclude_current_positions_from_observation)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco._humanoid import HumanoidBaseEnv, mass_center
-from palaestra.envs.mujoco._task import col, norm, square_sum
+from palaestra.envs.mujoco._task import SurvivalBonus, col, norm, square_sum
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["HumanoidEnv", "mass_center"]
@@ -29,7 +29,7 @@ DEFAULT_CAMERA_CONFIG = {
 }
 
 
-class HumanoidEnv(HumanoidBaseEnv):
+class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
     """The Humanoid, version 5 (Gymnasium's arguments and defaults).
 
     Args:
@@ -118,11 +118,6 @@ class HumanoidEnv(HumanoidBaseEnv):
         )
         self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._finish_observation()
-
-    @property
-    def healthy_reward(self) -> float:
-        """The survival bonus of the current state."""
-        return self._is_healthy(self.data) * self._healthy_reward
 
     def control_cost(self, action: Any) -> Any:
         """``ctrl_cost_weight`` times the sum of squared controls (as applied, float64)."""

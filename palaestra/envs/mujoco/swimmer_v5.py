@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, col, norm, square_sum
+from palaestra.envs.mujoco._task import MujocoTaskEnv, SquaredControlCost, col, norm
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["SwimmerEnv"]
 
 
-class SwimmerEnv(MujocoTaskEnv):
+class SwimmerEnv(SquaredControlCost, MujocoTaskEnv):
     """The Swimmer, version 5 (Gymnasium's arguments and defaults).
 
     Args:
@@ -73,10 +73,6 @@ class SwimmerEnv(MujocoTaskEnv):
         )
         self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._set_state_observation(2 * exclude_current_positions_from_observation)
-
-    def control_cost(self, action: Any) -> Any:
-        """``ctrl_cost_weight`` times the sum of squared controls."""
-        return self._ctrl_cost_weight * square_sum(action)
 
     def _progress(self, data: Any) -> np.ndarray:
         return data.qpos[..., 0:2].copy()
