@@ -38,6 +38,7 @@ class ReacherEnv(reacher_v5.ReacherEnv):
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 50}
+    _observed_target_axes = 3
 
     def __init__(self, **kwargs: Any):
         super().__init__("reacher.xml", 2, reacher_v5.DEFAULT_CAMERA_CONFIG, **kwargs)
@@ -46,19 +47,6 @@ class ReacherEnv(reacher_v5.ReacherEnv):
 
     def _progress(self, data: Any) -> Any:
         return -norm(self._to_target(data))
-
-    def _observe(self, data: Any) -> np.ndarray:
-        theta = data.qpos[..., :2]
-        return np.concatenate(
-            [
-                np.cos(theta),
-                np.sin(theta),
-                data.qpos[..., 2:],
-                data.qvel[..., :2],
-                self._to_target(data),
-            ],
-            axis=-1,
-        )
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         reward_ctrl = -square_sum(action)

@@ -45,6 +45,8 @@ class ReacherEnv(MujocoTaskEnv):
     """
 
     read_fields = ("qpos", "qvel", "xpos")
+    # How many coordinates (x, y, z) of the fingertip-to-target vector are observed.
+    _observed_target_axes = 2
 
     def __init__(
         self,
@@ -87,7 +89,7 @@ class ReacherEnv(MujocoTaskEnv):
                 np.sin(theta),
                 data.qpos[..., 2:],
                 data.qvel[..., :2],
-                self._to_target(data)[..., :2],
+                self._to_target(data)[..., : self._observed_target_axes],
             ],
             axis=-1,
         )
