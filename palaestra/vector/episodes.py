@@ -65,6 +65,7 @@ __all__ = [
     "autoreset_mode",
     "SubEnvStepper",
     "time_limit_reached",
+    "SteppedAfterEpisodeEndError",
     "disabled_step_error",
     "StepMasks",
     "EpisodeMasks",
@@ -174,21 +175,38 @@ def time_limit_reached(elapsed_steps: Any, max_episode_steps: Any) -> Any:
     return elapsed_steps >= max_episode_steps
 
 
-def disabled_step_error(indices: Any) -> RuntimeError:
+class SteppedAfterEpisodeEndError(RuntimeError, AssertionError):
+    """Sub-envs were stepped after their episode ended, with ``autoreset_mode=DISABLED``.
+
+    A ``RuntimeError``, and an ``AssertionError`` as Gymnasium's vector envs raise for it.
+    """
+
+
+def disabled_step_error(indices: Any, num_envs: int | None = None) -> SteppedAfterEpisodeEndError:
     """Build the error for stepping ended sub-envs under ``autoreset_mode=DISABLED``.
 
     Args:
         indices: the indices of the ended sub-envs that were stepped.
+        num_envs: the vector env's size; when given, the message also shows the mask of
+            ended sub-envs the way Gymnasium's ``SyncVectorEnv`` prints it.
 
     Example:
         >>> print(disabled_step_error([1, 3]))  # doctest: +ELLIPSIS
         Sub-environments [1, 3] were stepped after their episode ended with ...
+        >>> print(disabled_step_error([1], num_envs=2))  # doctest: +ELLIPSIS
+        Sub-environments [1] ... (self._autoreset_envs=array([False,  True]))
     """
-    return RuntimeError(
-        f"Sub-environments {[int(i) for i in indices]} were stepped after their episode ended "
+    rows = [int(i) for i in indices]
+    message = (
+        f"Sub-environments {rows} were stepped after their episode ended "
         "with autoreset_mode=DISABLED; reset them first with "
         "`reset(options={'reset_mask': mask})`."
     )
+    if num_envs is not None:
+        mask = np.zeros(num_envs, dtype=np.bool_)
+        mask[rows] = True
+        message += f" (self._autoreset_envs={mask!r})"
+    return SteppedAfterEpisodeEndError(message)
 
 
 class SubEnvStepper:

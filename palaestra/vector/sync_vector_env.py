@@ -184,7 +184,7 @@ class SyncVectorEnv(
         if self.autoreset_mode is DISABLED:
             ended = [s.index for s in self._steppers if s.needs_reset]
             if ended:
-                raise disabled_step_error(ended)
+                raise disabled_step_error(ended, self.num_envs)
         infos: dict[str, Any] = {}
         env_obs, rewards = self._env_obs, self._rewards
         terminations, truncations = self._terminations, self._truncations

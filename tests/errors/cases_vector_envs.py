@@ -120,10 +120,7 @@ def _bad_reset_cases(make, prefix):
 _bad_reset_cases(sync, "sync")
 
 
-@TABLE.add(
-    xfail="Gymnasium fails a bare internal `assert` naming its private `_autoreset_envs`; "
-    "palaestra raises RuntimeError naming the ended sub-envs and how to reset them"
-)
+@case
 def sync_disabled_autoreset_steps_an_ended_env(gym):
     def run(envs):
         envs.reset(seed=0)
