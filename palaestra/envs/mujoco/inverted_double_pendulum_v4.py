@@ -35,6 +35,7 @@ class InvertedDoublePendulumEnv(inverted_double_pendulum_v5.InvertedDoublePendul
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 20}
+    _observed_constraint_forces = None
 
     def __init__(self, **kwargs: Any):
         super().__init__(
@@ -42,18 +43,6 @@ class InvertedDoublePendulumEnv(inverted_double_pendulum_v5.InvertedDoublePendul
         )
         EzPickle.__init__(self, **kwargs)
         self.observation_space = Box(low=-np.inf, high=np.inf, shape=(11,), dtype=np.float64)
-
-    def _observe(self, data: Any) -> np.ndarray:
-        return np.concatenate(
-            [
-                data.qpos[..., :1],
-                np.sin(data.qpos[..., 1:]),
-                np.cos(data.qpos[..., 1:]),
-                np.clip(data.qvel, -10, 10),
-                np.clip(data.qfrc_constraint, -10, 10),
-            ],
-            axis=-1,
-        )
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         reward, terminated, info = super()._outcome(data, before, action)

@@ -51,6 +51,8 @@ class InvertedDoublePendulumEnv(MujocoTaskEnv):
     """
 
     read_fields = ("qpos", "qvel", "site_xpos", "qfrc_constraint")
+    # How many leading entries of qfrc_constraint are observed (None: all).
+    _observed_constraint_forces: int | None = 1
 
     def __init__(
         self,
@@ -87,7 +89,7 @@ class InvertedDoublePendulumEnv(MujocoTaskEnv):
                 np.sin(data.qpos[..., 1:]),
                 np.cos(data.qpos[..., 1:]),
                 np.clip(data.qvel, -10, 10),
-                np.clip(data.qfrc_constraint, -10, 10)[..., :1],
+                np.clip(data.qfrc_constraint, -10, 10)[..., : self._observed_constraint_forces],
             ],
             axis=-1,
         )
