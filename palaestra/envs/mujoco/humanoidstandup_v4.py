@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco import humanoidstandup_v5
-from palaestra.envs.mujoco._task import RENDER_MODES, col, square_sum
+from palaestra.envs.mujoco._task import RENDER_MODES
 from palaestra.envs.mujoco.humanoid_v4 import observe_v4
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
@@ -45,28 +45,20 @@ class HumanoidStandupEnv(humanoidstandup_v5.HumanoidStandupEnv):
             **kwargs,
         )
         EzPickle.__init__(self, **kwargs)
+        # Version 4's fixed weights (v5's defaults), whatever ``kwargs`` hold.
+        self._ctrl_cost_weight = 0.1
+        self._impact_cost_weight = 5e-07
         self.observation_space = Box(low=-np.inf, high=np.inf, shape=(376,), dtype=np.float64)
         del self.observation_structure
 
     def _observe(self, data: Any) -> np.ndarray:
         return observe_v4(data, True)
 
-    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        uph_cost = (col(data.qpos, 2) - 0) / self.model.opt.timestep
-        quad_ctrl_cost = 0.1 * square_sum(data.ctrl)
-        quad_impact_cost = 5e-07 * square_sum(data.cfrc_ext, axes=2)
+    def _clip_impact_cost(self, cost: Any) -> Any:
         # min(cost, 10): the int 10 itself once the cost exceeds it, as Gymnasium's.
-        if np.ndim(quad_impact_cost) == 0:
-            quad_impact_cost = min(quad_impact_cost[()], 10)
-        else:
-            quad_impact_cost = np.minimum(quad_impact_cost, 10)
-        reward = uph_cost - quad_ctrl_cost - quad_impact_cost + 1
-        info = {
-            "reward_linup": uph_cost,
-            "reward_quadctrl": -quad_ctrl_cost,
-            "reward_impact": -quad_impact_cost,
-        }
-        return reward, False, info
+        if np.ndim(cost) == 0:
+            return min(cost[()], 10)
+        return np.minimum(cost, 10)
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {}

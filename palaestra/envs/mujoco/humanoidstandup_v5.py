@@ -111,8 +111,7 @@ class HumanoidStandupEnv(HumanoidBaseEnv):
         uph_cost = (col(data.qpos, 2) - 0) / self.model.opt.timestep
         quad_ctrl_cost = self._ctrl_cost_weight * square_sum(data.ctrl)
         quad_impact_cost = self._impact_cost_weight * square_sum(data.cfrc_ext, axes=2)
-        low, high = self._impact_cost_range
-        quad_impact_cost = np.clip(quad_impact_cost, low, high)
+        quad_impact_cost = self._clip_impact_cost(quad_impact_cost)
         reward = uph_cost - quad_ctrl_cost - quad_impact_cost + 1
         info = {
             **self._reset_info(data),
@@ -121,6 +120,10 @@ class HumanoidStandupEnv(HumanoidBaseEnv):
             "reward_impact": -quad_impact_cost,
         }
         return reward, False, info
+
+    def _clip_impact_cost(self, cost: Any) -> Any:
+        low, high = self._impact_cost_range
+        return np.clip(cost, low, high)
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {
