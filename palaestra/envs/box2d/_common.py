@@ -22,7 +22,14 @@ import numpy as np
 from palaestra import logger
 from palaestra.error import DependencyNotInstalled
 
-__all__ = ["import_box2d", "import_pygame", "Window", "warn_no_render_mode", "surface_to_array"]
+__all__ = [
+    "import_box2d",
+    "import_pygame",
+    "Window",
+    "warn_no_render_mode",
+    "surface_to_array",
+    "ContactRelay",
+]
 
 INSTALL_HINT = 'run `pip install "palaestra[box2d]"`'
 
@@ -154,3 +161,37 @@ class Window:
             self.pygame.quit()
             self.screen = None
             self.clock = None
+
+
+class ContactRelay:
+    """Mixin for a ``b2.contactListener``: keeps the env and routes both contact callbacks.
+
+    Box2D calls ``BeginContact`` and ``EndContact``; both go to ``_touch(contact, begin)``,
+    which the listener defines (``begin`` is ``True`` when the contact starts). List it
+    before ``b2.contactListener`` in the bases.
+
+    Args:
+        env: the environment the listener updates, kept as ``self.env``.
+
+    Example:
+        >>> class Log(ContactRelay):
+        ...     def _touch(self, contact, begin):
+        ...         print(contact, begin)
+        >>> Log(env=None).EndContact("a contact")
+        a contact False
+    """
+
+    def __init__(self, env: Any):
+        super().__init__()
+        self.env = env
+
+    def BeginContact(self, contact: Any) -> None:
+        """Box2D calls this when two fixtures' contact starts."""
+        self._touch(contact, True)
+
+    def EndContact(self, contact: Any) -> None:
+        """Box2D calls this when two fixtures' contact ends."""
+        self._touch(contact, False)
+
+    def _touch(self, contact: Any, begin: bool) -> None:
+        raise NotImplementedError

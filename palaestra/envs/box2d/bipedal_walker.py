@@ -25,6 +25,7 @@ import numpy as np
 from palaestra import error, spaces
 from palaestra.core import Env
 from palaestra.envs.box2d._common import (
+    ContactRelay,
     Window,
     import_box2d,
     import_pygame,
@@ -93,7 +94,7 @@ def _leg_fixture(width: float) -> Any:
     )
 
 
-class ContactDetector(b2.contactListener):
+class ContactDetector(ContactRelay, b2.contactListener):
     """Record the hull touching the ground (a fall) and each shin's ground contact.
 
     Args:
@@ -106,17 +107,7 @@ class ContactDetector(b2.contactListener):
         'ContactDetector'
     """
 
-    def __init__(self, env: BipedalWalker):
-        super().__init__()
-        self.env = env
-
-    def BeginContact(self, contact: Any) -> None:
-        """Box2D calls this when two fixtures' contact starts."""
-        self._touch(contact, True)
-
-    def EndContact(self, contact: Any) -> None:
-        """Box2D calls this when two fixtures' contact ends."""
-        self._touch(contact, False)
+    env: BipedalWalker
 
     def _touch(self, contact: Any, begin: bool) -> None:
         env = self.env

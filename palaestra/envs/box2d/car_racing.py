@@ -26,7 +26,13 @@ import numpy as np
 
 from palaestra import spaces
 from palaestra.core import Env
-from palaestra.envs.box2d._common import Window, import_box2d, import_pygame, warn_no_render_mode
+from palaestra.envs.box2d._common import (
+    ContactRelay,
+    Window,
+    import_box2d,
+    import_pygame,
+    warn_no_render_mode,
+)
 from palaestra.envs.box2d.car_dynamics import Car, rotation
 from palaestra.error import InvalidAction
 from palaestra.utils import EzPickle
@@ -78,7 +84,7 @@ def _grass_squares() -> np.ndarray:
     return np.array(squares, dtype=np.float64)
 
 
-class FrictionDetector(b2.contactListener):
+class FrictionDetector(ContactRelay, b2.contactListener):
     """Colour touched tiles, give each wheel its tiles and reward the first visit of a tile.
 
     Args:
@@ -92,20 +98,13 @@ class FrictionDetector(b2.contactListener):
         0.95
     """
 
+    env: CarRacing
+
     def __init__(self, env: CarRacing, lap_complete_percent: float):
-        super().__init__()
-        self.env = env
+        super().__init__(env)
         self.lap_complete_percent = lap_complete_percent
 
-    def BeginContact(self, contact: Any) -> None:
-        """Box2D calls this when two fixtures' contact starts."""
-        self._contact(contact, True)
-
-    def EndContact(self, contact: Any) -> None:
-        """Box2D calls this when two fixtures' contact ends."""
-        self._contact(contact, False)
-
-    def _contact(self, contact: Any, begin: bool) -> None:
+    def _touch(self, contact: Any, begin: bool) -> None:
         first = contact.fixtureA.body.userData
         second = contact.fixtureB.body.userData
         tile = other = None

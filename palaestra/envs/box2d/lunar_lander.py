@@ -24,6 +24,7 @@ import numpy as np
 from palaestra import error, logger, spaces
 from palaestra.core import Env
 from palaestra.envs.box2d._common import (
+    ContactRelay,
     Window,
     import_box2d,
     import_pygame,
@@ -74,7 +75,7 @@ FLAG_COLOR = (204, 204, 0)
 _GROUND, _LANDER, _LEG0, _LEG1, _PARTICLE = range(5)
 
 
-class ContactDetector(b2.contactListener):
+class ContactDetector(ContactRelay, b2.contactListener):
     """Record the lander's crash and each leg's ground contact as Box2D reports contacts.
 
     Args:
@@ -87,17 +88,7 @@ class ContactDetector(b2.contactListener):
         'ContactDetector'
     """
 
-    def __init__(self, env: LunarLander):
-        super().__init__()
-        self.env = env
-
-    def BeginContact(self, contact: Any) -> None:
-        """Box2D calls this when two fixtures' contact starts."""
-        self._touch(contact, True)
-
-    def EndContact(self, contact: Any) -> None:
-        """Box2D calls this when two fixtures' contact ends."""
-        self._touch(contact, False)
+    env: LunarLander
 
     def _touch(self, contact: Any, begin: bool) -> None:
         env = self.env
