@@ -92,10 +92,6 @@ TOY_TEXT_IDS = ["FrozenLake-v1", "CliffWalking-v1", "Blackjack-v1"]
 OTHER_SYNC_IDS = [*TOY_TEXT_IDS, "LunarLander-v3", "InvertedPendulum-v5"]
 OTHER_NATIVE_IDS = [*TOY_TEXT_IDS, "InvertedPendulum-v5", "Hopper-v5"]
 TOY_TEXT_TABLE_IDS = ["FrozenLake-v1", "CliffWalking-v1"]
-TOY_TEXT_BAD_ACTION_BUG = (
-    "natively batched FrozenLake/CliffWalking reject an out-of-range action with "
-    "AssertionError where the sync vector env (the single env, as Gymnasium's) raises KeyError"
-)
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -116,7 +112,6 @@ def test_other_native_vector_envs_meet_the_contract(env_id, mode):
     )
 
 
-@pytest.mark.xfail(strict=True, reason=TOY_TEXT_BAD_ACTION_BUG)
 @pytest.mark.parametrize("env_id", TOY_TEXT_TABLE_IDS)
 def test_native_toy_text_bad_actions_raise_the_sync_error(env_id):
     mode = AutoresetMode.NEXT_STEP

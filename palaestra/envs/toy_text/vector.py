@@ -386,6 +386,18 @@ class _TableVectorEnv(ToyTextVectorEnv):
             for actions in a.cumulative.tolist()
         ]
 
+    def invalid_actions(self, actions: np.ndarray) -> KeyError:  # type: ignore[override]
+        """Return the error for actions outside the space: ``KeyError``.
+
+        The single env's transition-table lookup (and so a sync vector env) raises it.
+
+        Example:
+            >>> from palaestra.envs.toy_text.vector import FrozenLakeVectorEnv
+            >>> type(FrozenLakeVectorEnv(2).invalid_actions(np.array([0, 9]))).__name__
+            'KeyError'
+        """
+        return KeyError(str(super().invalid_actions(actions)))
+
     def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> np.ndarray:  # type: ignore[override]
         """Draw each row's initial state from the initial distribution (one double each)."""
         cumulative = self.initial_cumulative
