@@ -45,24 +45,15 @@ class HalfCheetahEnv(half_cheetah_v5.HalfCheetahEnv):
         exclude_current_positions_from_observation: bool = True,
         **kwargs: Any,
     ):
-        super().__init__(
-            "half_cheetah.xml",
-            5,
-            half_cheetah_v5.DEFAULT_CAMERA_CONFIG,
+        arguments = (
             forward_reward_weight,
             ctrl_cost_weight,
             reset_noise_scale,
             exclude_current_positions_from_observation,
-            **kwargs,
         )
-        EzPickle.__init__(
-            self,
-            forward_reward_weight,
-            ctrl_cost_weight,
-            reset_noise_scale,
-            exclude_current_positions_from_observation,
-            **kwargs,
-        )
+        camera = half_cheetah_v5.DEFAULT_CAMERA_CONFIG
+        super().__init__("half_cheetah.xml", 5, camera, *arguments, **kwargs)
+        EzPickle.__init__(self, *arguments, **kwargs)
         del self.observation_structure
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:

@@ -69,8 +69,7 @@ class Walker2dEnv(PlanarWalkerEnv):
         exclude_current_positions_from_observation: bool = True,
         **kwargs: Any,
     ):
-        EzPickle.__init__(
-            self,
+        arguments = (
             xml_file,
             frame_skip,
             default_camera_config,
@@ -82,19 +81,6 @@ class Walker2dEnv(PlanarWalkerEnv):
             healthy_angle_range,
             reset_noise_scale,
             exclude_current_positions_from_observation,
-            **kwargs,
         )
-        self._setup(
-            xml_file,
-            frame_skip,
-            default_camera_config,
-            forward_reward_weight,
-            ctrl_cost_weight,
-            healthy_reward,
-            terminate_when_unhealthy,
-            healthy_z_range,
-            healthy_angle_range,
-            reset_noise_scale,
-            exclude_current_positions_from_observation,
-            kwargs,
-        )
+        EzPickle.__init__(self, *arguments, **kwargs)
+        self._setup(*arguments, kwargs)
