@@ -106,10 +106,7 @@ def test_other_sync_vector_envs_meet_the_contract(env_id, mode):
 @pytest.mark.parametrize("mode", MODES, ids=lambda mode: mode.value)
 @pytest.mark.parametrize("env_id", OTHER_NATIVE_IDS)
 def test_other_native_vector_envs_meet_the_contract(env_id, mode):
-    skip = ["bad_input"] if env_id in TOY_TEXT_TABLE_IDS else []
-    check_vector_env(
-        make(env_id, "vector_entry_point", mode), make(env_id, "sync", mode), skip=skip
-    )
+    check_vector_env(make(env_id, "vector_entry_point", mode), make(env_id, "sync", mode))
 
 
 @pytest.mark.parametrize("env_id", TOY_TEXT_TABLE_IDS)
