@@ -44,14 +44,28 @@ def convert_spec(spec: Any, env_spec_class: type, wrapper_spec_class: type) -> A
         return None
 
 
-def _fields(spec: Any) -> dict[str, Any]:
-    return {
-        "id": spec.id,
-        "reward_threshold": spec.reward_threshold,
-        "nondeterministic": spec.nondeterministic,
-        "max_episode_steps": spec.max_episode_steps,
-        "order_enforce": spec.order_enforce,
-    }
+def _adapter_spec(spec: Any, env_spec_class: type, maker: str, key: str, library: str) -> Any:
+    """Return an ``env_spec_class`` whose entry point ``maker`` rebuilds ``spec`` (under ``key``).
+
+    It copies ``spec``'s id and settings; an id ``library`` rejects gives ``None`` and a
+    warning, and so does ``spec=None`` (without the warning).
+    """
+    if spec is None:
+        return None
+    try:
+        return env_spec_class(
+            entry_point=f"palaestra.compat._registration:{maker}",
+            disable_env_checker=spec.disable_env_checker,
+            kwargs={key: spec},
+            id=spec.id,
+            reward_threshold=spec.reward_threshold,
+            nondeterministic=spec.nondeterministic,
+            max_episode_steps=spec.max_episode_steps,
+            order_enforce=spec.order_enforce,
+        )
+    except Exception as e:  # an id the other library rejects
+        logger.warn(f"The spec {spec.id!r} has no {library} counterpart ({e}); spec is None.")
+        return None
 
 
 def gymnasium_spec_of(spec: Any) -> Any:
@@ -72,18 +86,13 @@ def gymnasium_spec_of(spec: Any) -> Any:
     """
     import gymnasium
 
-    if spec is None:
-        return None
-    try:
-        return gymnasium.envs.registration.EnvSpec(
-            entry_point="palaestra.compat._registration:make_for_gymnasium",
-            disable_env_checker=spec.disable_env_checker,
-            kwargs={"palaestra_spec": spec},
-            **_fields(spec),
-        )
-    except Exception as e:  # an id Gymnasium rejects
-        logger.warn(f"The spec {spec.id!r} has no Gymnasium counterpart ({e}); spec is None.")
-        return None
+    return _adapter_spec(
+        spec,
+        gymnasium.envs.registration.EnvSpec,
+        "make_for_gymnasium",
+        "palaestra_spec",
+        "Gymnasium",
+    )
 
 
 def palaestra_spec_of(spec: Any) -> Any:
@@ -102,15 +111,4 @@ def palaestra_spec_of(spec: Any) -> Any:
     """
     from palaestra.envs.registration import EnvSpec
 
-    if spec is None:
-        return None
-    try:
-        return EnvSpec(
-            entry_point="palaestra.compat._registration:make_from_gymnasium",
-            disable_env_checker=spec.disable_env_checker,
-            kwargs={"gymnasium_spec": spec},
-            **_fields(spec),
-        )
-    except Exception as e:  # an id palaestra rejects
-        logger.warn(f"The spec {spec.id!r} has no palaestra counterpart ({e}); spec is None.")
-        return None
+    return _adapter_spec(spec, EnvSpec, "make_from_gymnasium", "gymnasium_spec", "palaestra")

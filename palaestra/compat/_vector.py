@@ -70,6 +70,18 @@ class _Forwarding:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.env!r})"
 
+    def _adopt(self, env: Any, convert_space: Any, mode_class: Any, spec: Any) -> None:
+        """Take ``env``'s size, converted spaces, translated metadata, render mode and ``spec``."""
+        self.env = env
+        self.num_envs = env.num_envs
+        self.single_observation_space = convert_space(env.single_observation_space)
+        self.single_action_space = convert_space(env.single_action_space)
+        self.observation_space = convert_space(env.observation_space)
+        self.action_space = convert_space(env.action_space)
+        self.metadata = _translate_metadata(env.metadata, mode_class)
+        self.render_mode = env.render_mode
+        self.spec = spec
+
 
 class ToGymnasiumVector(_Forwarding, gymnasium.vector.VectorEnv):
     """A palaestra vector environment seen as a real ``gymnasium.vector.VectorEnv``.
@@ -100,16 +112,9 @@ class ToGymnasiumVector(_Forwarding, gymnasium.vector.VectorEnv):
                 f"to_gymnasium_vector expects a palaestra vector env, got {type(env)}; for a "
                 "single env use `palaestra.compat.to_gymnasium`."
             )
-        self.env = env
-        self.num_envs = env.num_envs
-        self.single_observation_space = to_gymnasium_space(env.single_observation_space)
-        self.single_action_space = to_gymnasium_space(env.single_action_space)
-        self.observation_space = to_gymnasium_space(env.observation_space)
-        self.action_space = to_gymnasium_space(env.action_space)
-        self.metadata = _translate_metadata(env.metadata, gymnasium.vector.AutoresetMode)
-        self.render_mode = env.render_mode
         reg = gymnasium.envs.registration
-        self.spec = convert_spec(env.spec, reg.EnvSpec, reg.WrapperSpec)
+        spec = convert_spec(env.spec, reg.EnvSpec, reg.WrapperSpec)
+        self._adopt(env, to_gymnasium_space, gymnasium.vector.AutoresetMode, spec)
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
@@ -145,15 +150,8 @@ class FromGymnasiumVector(_Forwarding, VectorEnv[Any, Any, Any]):
                 f"from_gymnasium_vector expects a gymnasium.vector.VectorEnv, got {type(env)}; "
                 "for a single env use `palaestra.compat.from_gymnasium`."
             )
-        self.env = env
-        self.num_envs = env.num_envs
-        self.single_observation_space = from_gymnasium_space(env.single_observation_space)
-        self.single_action_space = from_gymnasium_space(env.single_action_space)
-        self.observation_space = from_gymnasium_space(env.observation_space)
-        self.action_space = from_gymnasium_space(env.action_space)
-        self.metadata = _translate_metadata(env.metadata, AutoresetMode)
-        self.render_mode = env.render_mode
-        self.spec = convert_spec(env.spec, registration.EnvSpec, registration.WrapperSpec)
+        spec = convert_spec(env.spec, registration.EnvSpec, registration.WrapperSpec)
+        self._adopt(env, from_gymnasium_space, AutoresetMode, spec)
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
