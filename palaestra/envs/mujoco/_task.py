@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_SIZE",
     "col",
     "MujocoTaskEnv",
+    "ForwardRunnerEnv",
     "SquaredControlCost",
     "SurvivalBonus",
     "SurvivalBonusV4",
@@ -298,3 +299,42 @@ class SurvivalBonusV4:
     def terminated(self) -> bool:
         """Whether the episode ends here."""
         return (not self.is_healthy) if self._terminate_when_unhealthy else False
+
+
+class ForwardRunnerEnv(SquaredControlCost, MujocoTaskEnv):
+    """A task paid for forward speed less a squared control cost, with no health rule.
+
+    Subclasses call :meth:`_setup` from their constructor.
+
+    Example:
+        >>> from palaestra.envs.mujoco.swimmer_v5 import SwimmerEnv
+        >>> issubclass(SwimmerEnv, ForwardRunnerEnv)
+        True
+    """
+
+    def _setup(
+        self,
+        xml_file: str,
+        frame_skip: int,
+        default_camera_config: Any,
+        forward_reward_weight: float,
+        ctrl_cost_weight: float,
+        reset_noise_scale: float,
+        exclude_current_positions_from_observation: bool,
+        kwargs: dict[str, Any],
+        position_axes: int,
+    ) -> None:
+        """Keep the weights, load the model and set the qpos/qvel observation space.
+
+        The constructor's arguments come in its order; ``position_axes`` is how many
+        leading ``qpos`` entries (the position) ``exclude_current_positions_from_observation``
+        leaves out of the observation.
+        """
+        self._forward_reward_weight = forward_reward_weight
+        self._ctrl_cost_weight = ctrl_cost_weight
+        self._reset_noise_scale = reset_noise_scale
+        self._exclude_current_positions_from_observation = (
+            exclude_current_positions_from_observation
+        )
+        self._start(xml_file, frame_skip, default_camera_config, kwargs)
+        self._set_state_observation(position_axes * exclude_current_positions_from_observation)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, SquaredControlCost, col
+from palaestra.envs.mujoco._task import ForwardRunnerEnv, col
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["HalfCheetahEnv"]
@@ -23,7 +23,7 @@ __all__ = ["HalfCheetahEnv"]
 DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
 
 
-class HalfCheetahEnv(SquaredControlCost, MujocoTaskEnv):
+class HalfCheetahEnv(ForwardRunnerEnv):
     """The HalfCheetah, version 5 (Gymnasium's arguments and defaults).
 
     Args:
@@ -59,8 +59,7 @@ class HalfCheetahEnv(SquaredControlCost, MujocoTaskEnv):
         exclude_current_positions_from_observation: bool = True,
         **kwargs: Any,
     ):
-        EzPickle.__init__(
-            self,
+        arguments = (
             xml_file,
             frame_skip,
             default_camera_config,
@@ -68,16 +67,9 @@ class HalfCheetahEnv(SquaredControlCost, MujocoTaskEnv):
             ctrl_cost_weight,
             reset_noise_scale,
             exclude_current_positions_from_observation,
-            **kwargs,
         )
-        self._forward_reward_weight = forward_reward_weight
-        self._ctrl_cost_weight = ctrl_cost_weight
-        self._reset_noise_scale = reset_noise_scale
-        self._exclude_current_positions_from_observation = (
-            exclude_current_positions_from_observation
-        )
-        self._start(xml_file, frame_skip, default_camera_config, kwargs)
-        self._set_state_observation(1 * exclude_current_positions_from_observation)
+        EzPickle.__init__(self, *arguments, **kwargs)
+        self._setup(*arguments, kwargs, position_axes=1)
 
     def _progress(self, data: Any) -> Any:
         return col(data.qpos, 0).copy()

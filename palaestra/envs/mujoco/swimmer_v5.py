@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv, SquaredControlCost, col, norm
+from palaestra.envs.mujoco._task import ForwardRunnerEnv, col, norm
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["SwimmerEnv"]
 
 
-class SwimmerEnv(SquaredControlCost, MujocoTaskEnv):
+class SwimmerEnv(ForwardRunnerEnv):
     """The Swimmer, version 5 (Gymnasium's arguments and defaults).
 
     Args:
@@ -54,8 +54,7 @@ class SwimmerEnv(SquaredControlCost, MujocoTaskEnv):
         exclude_current_positions_from_observation: bool = True,
         **kwargs: Any,
     ):
-        EzPickle.__init__(
-            self,
+        arguments = (
             xml_file,
             frame_skip,
             default_camera_config,
@@ -63,16 +62,9 @@ class SwimmerEnv(SquaredControlCost, MujocoTaskEnv):
             ctrl_cost_weight,
             reset_noise_scale,
             exclude_current_positions_from_observation,
-            **kwargs,
         )
-        self._forward_reward_weight = forward_reward_weight
-        self._ctrl_cost_weight = ctrl_cost_weight
-        self._reset_noise_scale = reset_noise_scale
-        self._exclude_current_positions_from_observation = (
-            exclude_current_positions_from_observation
-        )
-        self._start(xml_file, frame_skip, default_camera_config, kwargs)
-        self._set_state_observation(2 * exclude_current_positions_from_observation)
+        EzPickle.__init__(self, *arguments, **kwargs)
+        self._setup(*arguments, kwargs, position_axes=2)
 
     def _progress(self, data: Any) -> np.ndarray:
         return data.qpos[..., 0:2].copy()
