@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import Env
-from palaestra.error import ClosedEnvironmentError, WorkerError
+from palaestra.error import ClosedEnvironmentError
 from palaestra.vector._arguments import (
     action_misfit,
     autoreset_mode_from,
@@ -446,19 +446,13 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             [w.index for w in workers], time.monotonic() + self.timeout
         )
         for index in replies.dead:
-            worker = self._workers[index]
-            raise WorkerError(
-                f"PoolVectorEnv worker {index} (sub-environments {worker.env_indices}) died "
-                f"while building its sub-environments ({self._processes.describe_exit(index)}).",
-                env_indices=tuple(worker.env_indices),
+            what = (
+                f"died while building its sub-environments ({self._processes.describe_exit(index)})"
             )
+            raise self._exception(_Failure(self._workers[index], what))
         for index in replies.silent:
-            worker = self._workers[index]
-            raise WorkerError(
-                f"PoolVectorEnv worker {index} (sub-environments {worker.env_indices}) did not "
-                f"build its sub-environments within timeout={self.timeout} s.",
-                env_indices=tuple(worker.env_indices),
-            )
+            what = f"did not build its sub-environments within timeout={self.timeout} s"
+            raise self._exception(_Failure(self._workers[index], what))
         for index, (kind, report) in sorted(replies.answers.items()):
             if kind == "failed":
                 raise self._exception(_Failure(self._workers[index], "", report))
