@@ -281,6 +281,26 @@ class LunarLander(Env, EzPickle):
             self.render()
         return self.step(np.array([0, 0]) if self.continuous else 0)[0], {}
 
+    def _fire(
+        self,
+        ox: float,
+        oy: float,
+        at: tuple[float, float],
+        mass: float,
+        engine_power: float,
+        power: float,
+        rendering: bool,
+    ) -> None:
+        """Push the lander along ``-(ox, oy)`` at ``at`` (rendering: a particle the other way)."""
+        if rendering:
+            particle = self._create_particle(mass, at[0], at[1], power)
+            particle.ApplyLinearImpulse(
+                (ox * engine_power * power, oy * engine_power * power), at, True
+            )
+        self.lander.ApplyLinearImpulse(
+            (-ox * engine_power * power, -oy * engine_power * power), at, True
+        )
+
     def _create_particle(self, mass: float, x: float, y: float, ttl: float) -> Any:
         particle = self.world.CreateDynamicBody(
             position=(x, y),
@@ -358,14 +378,7 @@ class LunarLander(Env, EzPickle):
             oy = -tip_y * reach - side_y * d1
             position = lander.position
             at = (position[0] + ox, position[1] + oy)
-            if rendering:
-                particle = self._create_particle(3.5, at[0], at[1], m_power)
-                particle.ApplyLinearImpulse(
-                    (ox * MAIN_ENGINE_POWER * m_power, oy * MAIN_ENGINE_POWER * m_power), at, True
-                )
-            lander.ApplyLinearImpulse(
-                (-ox * MAIN_ENGINE_POWER * m_power, -oy * MAIN_ENGINE_POWER * m_power), at, True
-            )
+            self._fire(ox, oy, at, 3.5, MAIN_ENGINE_POWER, m_power, rendering)
 
         s_power = 0.0
         if side_on:
@@ -383,14 +396,7 @@ class LunarLander(Env, EzPickle):
                 position[0] + ox - tip_x * 17 / SCALE,
                 position[1] + oy + tip_y * SIDE_ENGINE_HEIGHT / SCALE,
             )
-            if rendering:
-                particle = self._create_particle(0.7, at[0], at[1], s_power)
-                particle.ApplyLinearImpulse(
-                    (ox * SIDE_ENGINE_POWER * s_power, oy * SIDE_ENGINE_POWER * s_power), at, True
-                )
-            lander.ApplyLinearImpulse(
-                (-ox * SIDE_ENGINE_POWER * s_power, -oy * SIDE_ENGINE_POWER * s_power), at, True
-            )
+            self._fire(ox, oy, at, 0.7, SIDE_ENGINE_POWER, s_power, rendering)
 
         self.world.Step(1.0 / FPS, 6 * 30, 2 * 30)
 
