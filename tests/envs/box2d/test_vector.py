@@ -68,6 +68,18 @@ def run(envs: Any, actions: list[Any], disabled: bool) -> list[Any]:
     return outputs
 
 
+def assert_same_runs(
+    ours: Any, theirs: Any, actions: list[Any], disabled: bool, where: str
+) -> list[Any]:
+    """Assert ``ours`` gives every output of ``theirs`` (see :func:`run`); return ``theirs``'."""
+    expected = run(theirs, actions, disabled)
+    result = run(ours, actions, disabled)
+    assert len(result) == len(expected)
+    for t, (mine, reference) in enumerate(zip(result, expected)):
+        assert_same(list(mine), list(reference), f"{where}output {t}")
+    return expected
+
+
 @pytest.mark.parametrize("autoreset", ["NextStep", "SameStep", "Disabled"])
 @pytest.mark.parametrize(("env_id", "kwargs", "steps"), CASES, ids=CASE_IDS)
 def test_sync_vector_env_steps_as_gymnasiums(gymnasium, env_id, kwargs, steps, autoreset):
@@ -87,11 +99,7 @@ def test_sync_vector_env_steps_as_gymnasiums(gymnasium, env_id, kwargs, steps, a
     )
     actions = actions_for(theirs.action_space, steps, seed=5)
     disabled = autoreset == "Disabled"
-    expected = run(theirs, actions, disabled)
-    result = run(ours, actions, disabled)
-    assert len(result) == len(expected)
-    for t, (mine, reference) in enumerate(zip(result, expected)):
-        assert_same(list(mine), list(reference), f"output {t}")
+    expected = assert_same_runs(ours, theirs, actions, disabled, "")
     ended = [np.logical_or(r[2], r[3]).any() for r in expected if len(r) == 5]
     assert any(ended) == (env_id != "BipedalWalkerHardcore-v3")  # walkers outlast the run
 
@@ -114,11 +122,7 @@ def test_every_mode_steps_exactly_as_sync(env_id, kwargs, steps, autoreset, mode
     assert other.metadata["autoreset_mode"] == AutoresetMode(autoreset)
     actions = actions_for(sync.action_space, min(steps, 60), seed=6)
     disabled = autoreset == "Disabled"
-    expected = run(sync, actions, disabled)
-    result = run(other, actions, disabled)
-    assert len(result) == len(expected)
-    for t, (mine, reference) in enumerate(zip(result, expected)):
-        assert_same(list(mine), list(reference), f"{mode} output {t}")
+    assert_same_runs(other, sync, actions, disabled, f"{mode} ")
 
 
 @pytest.mark.parametrize("mode", ["sync", "async", "pool"])
