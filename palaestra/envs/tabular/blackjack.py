@@ -33,6 +33,15 @@ __all__ = ["BlackjackFunctional", "BlackJackJaxEnv"]
 _P_RAW, _P_ACE, _P_CARDS, _D_RAW, _D_ACE, _D_CARDS, _D_FACE, _STOOD = range(8)
 
 
+def _with_card(state: Any, card: Any, raw: int) -> Any:
+    """Return the jax ``state`` with ``card`` added to the hand whose fields start at ``raw``.
+
+    A hand is three fields: the raw total, whether it holds an ace, and its card count.
+    """
+    ace, cards = raw + 1, raw + 2
+    return state.at[raw].add(card).at[ace].set(state[ace] | (card == 1)).at[cards].add(1)
+
+
 class BlackjackFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None]):
     """Blackjack (``natural`` and ``sab`` options as the env's; ``sab`` on) as pure functions.
 
@@ -101,14 +110,7 @@ class BlackjackFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None
         jax, xp = self.jax(), self.xp()
         hit_key, stick_key = jax.random.split(rng)
         card = self._jax_card(hit_key)
-        hit = (
-            state.at[_P_RAW]
-            .add(card)
-            .at[_P_ACE]
-            .set(state[_P_ACE] | (card == 1))
-            .at[_P_CARDS]
-            .add(1)
-        )
+        hit = _with_card(state, card, _P_RAW)
 
         def drawing(carry: Any) -> Any:
             hand, _ = carry
@@ -118,15 +120,7 @@ class BlackjackFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None
             hand, key = carry
             key, sub = jax.random.split(key)
             card = self._jax_card(sub)
-            hand = (
-                hand.at[_D_RAW]
-                .add(card)
-                .at[_D_ACE]
-                .set(hand[_D_ACE] | (card == 1))
-                .at[_D_CARDS]
-                .add(1)
-            )
-            return hand, key
+            return _with_card(hand, card, _D_RAW), key
 
         stick, _ = jax.lax.while_loop(drawing, draw, (state.at[_STOOD].set(1), stick_key))
         return xp.where(action == 1, hit, stick)
