@@ -58,3 +58,24 @@ def run_episode_steps(env: Any, actions: list[Any], seed: int) -> list[tuple[Any
         if terminated or truncated:
             records.append(env.reset())
     return records
+
+
+def assert_same_episodes(env: Any, reference: Any, actions: list[Any], seed: int) -> None:
+    """Assert ``env`` and ``reference`` give the same records for ``seed`` and ``actions``."""
+    for got, expected in zip(
+        run_episode_steps(env, actions, seed=seed),
+        run_episode_steps(reference, actions, seed=seed),
+        strict=True,
+    ):
+        assert_same(got, expected)
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Run the test with one torch thread: small networks on a shared CI machine only contend
+    (and more threads change the numerics seeded training results are pinned to)."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

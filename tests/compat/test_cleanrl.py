@@ -19,13 +19,7 @@ torch = pytest.importorskip("torch")
 nn = torch.nn
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    # Small networks on a shared CI machine: threads only contend.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 class Agent(nn.Module):

@@ -13,7 +13,7 @@ import palaestra
 from palaestra import spaces
 from palaestra.compat import FromGymnasium, ToGymnasium, from_gymnasium, to_gymnasium
 from palaestra.error import DependencyNotInstalled
-from tests.compat.conftest import assert_same, make_or_skip, run_episode_steps
+from tests.compat.conftest import assert_same, assert_same_episodes, make_or_skip
 
 
 @pytest.fixture
@@ -56,12 +56,7 @@ def test_adapted_trajectory_equals_gymnasium_for_the_same_seed_and_actions(cartp
     reference = gymnasium.make("CartPole-v1")
     actions = [i % 2 for i in range(60)]
 
-    ours = run_episode_steps(cartpole, actions, seed=3)
-    theirs = run_episode_steps(reference, actions, seed=3)
-
-    assert len(ours) == len(theirs)
-    for mine, expected in zip(ours, theirs):
-        assert_same(mine, expected)
+    assert_same_episodes(cartpole, reference, actions, seed=3)
 
 
 def test_rewards_come_back_as_python_floats():
@@ -149,11 +144,7 @@ def test_from_gymnasium_trajectory_equals_palaestra_for_the_same_seed_and_action
     reference = palaestra.make("Taxi-v4")
     actions = [i % 6 for i in range(80)]
 
-    ours = run_episode_steps(env, actions, seed=11)
-    theirs = run_episode_steps(reference, actions, seed=11)
-
-    for mine, expected in zip(ours, theirs, strict=True):
-        assert_same(mine, expected)
+    assert_same_episodes(env, reference, actions, seed=11)
 
 
 def test_palaestra_make_rebuilds_a_from_gymnasium_adapter_from_its_spec():

@@ -16,7 +16,7 @@ from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from palaestra.compat import from_gymnasium, to_gymnasium
-from tests.compat.conftest import assert_same, make_or_skip, registered_ids, run_episode_steps
+from tests.compat.conftest import assert_same_episodes, make_or_skip, registered_ids
 
 
 def numpy_env(env_id: str):
@@ -64,13 +64,8 @@ def test_round_trip_behaves_as_the_env(env_id):
     env.action_space.seed(4)
     actions = [env.action_space.sample() for _ in range(STEPS)]
 
-    expected = run_episode_steps(env, actions, seed=9)
-    got = run_episode_steps(round_trip, actions, seed=9)
-
     assert round_trip.observation_space == env.observation_space
     assert round_trip.action_space == env.action_space
-    assert len(got) == len(expected)
-    for mine, reference in zip(got, expected):
-        assert_same(mine, reference)
+    assert_same_episodes(round_trip, env, actions, seed=9)
     env.close()
     round_trip.close()

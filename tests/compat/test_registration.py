@@ -8,7 +8,7 @@ import pytest
 
 import palaestra
 from palaestra.compat import FromGymnasium, FromGymnasiumVector, register_in_gymnasium
-from tests.compat.conftest import assert_same, run_episode_steps
+from tests.compat.conftest import assert_same_episodes
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -31,12 +31,7 @@ def test_gymnasium_make_of_a_palaestra_id_follows_the_palaestra_env():
     reference = palaestra.make("Taxi-v4")
     actions = [(3 * i) % 6 for i in range(60)]
 
-    for got, expected in zip(
-        run_episode_steps(env, actions, seed=5),
-        run_episode_steps(reference, actions, seed=5),
-        strict=True,
-    ):
-        assert_same(got, expected)
+    assert_same_episodes(env, reference, actions, seed=5)
 
 
 def test_gymnasium_make_applies_the_palaestra_step_limit_once():
@@ -82,12 +77,7 @@ def test_palaestra_make_of_a_gymnasium_id_follows_gymnasium():
     actions = [i % 2 for i in range(70)]
 
     assert isinstance(env.unwrapped, FromGymnasium)
-    for got, expected in zip(
-        run_episode_steps(env, actions, seed=8),
-        run_episode_steps(reference, actions, seed=8),
-        strict=True,
-    ):
-        assert_same(got, expected)
+    assert_same_episodes(env, reference, actions, seed=8)
 
 
 def test_palaestra_make_of_a_gymnasium_id_keeps_gymnasiums_time_limit():

@@ -23,16 +23,7 @@ NUM_ENVS = 4
 MODES = ["NextStep", "SameStep", "Disabled"]
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    # Small networks on a shared CI machine: threads only contend (and change the numerics
-    # the seeded training results are pinned to).
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _dummy(num_envs: int = NUM_ENVS) -> DummyVecEnv:
