@@ -732,14 +732,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
     # The vector API ------------------------------------------------------------------------
 
     def _assert_usable(self) -> None:
-        if self.closed:
-            raise ClosedEnvironmentError(
-                f"Trying to operate on `{type(self).__name__}`, after a call to `close()`."
-            )
-        if self._lost:
-            raise lost_workers_error(
-                "PoolVectorEnv", "worker", self._lost, [w.env_indices for w in self._workers]
-            )
+        _assert_usable(self, "PoolVectorEnv", "worker", self._lost, self._workers)
 
     def reset(
         self,
@@ -1161,6 +1154,30 @@ def _first_batch(done: list[_Worker], enough: int) -> list[_Worker]:
         batch.append(worker)
         count += worker.size
     return batch
+
+
+def _assert_usable(
+    envs: VectorEnv, where: str, unit: str, lost: dict[int, str], hosts: Sequence[Any]
+) -> None:
+    """Raise if ``envs`` (a pool or Ray vector env) is closed or has lost workers.
+
+    Args:
+        envs: the vector env.
+        where: its class name, for the lost-workers message.
+        unit: what a worker is called there (``"worker"``, ``"actor"``).
+        lost: why each lost worker stopped, by worker index.
+        hosts: the workers, each with its ``env_indices``, by worker index.
+
+    Raises:
+        ClosedEnvironmentError: after ``close()``.
+        palaestra.error.WorkerError: if a worker is lost (see ``lost_workers_error``).
+    """
+    if envs.closed:
+        raise ClosedEnvironmentError(
+            f"Trying to operate on `{type(envs).__name__}`, after a call to `close()`."
+        )
+    if lost:
+        raise lost_workers_error(where, unit, lost, [host.env_indices for host in hosts])
 
 
 def _place_info(total: dict[str, Any], group: dict[str, Any], start: int, n: int) -> None:

@@ -23,17 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.error import ClosedEnvironmentError, DependencyNotInstalled
+from palaestra.error import DependencyNotInstalled
 from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
 from palaestra.vector.episodes import autoreset_mode as declared_autoreset_mode
 from palaestra.vector.episodes import disabled_step_error
 from palaestra.vector.pool._layout import join_batches, slice_batch
-from palaestra.vector.pool.pool_vector_env import _place_info
+from palaestra.vector.pool.pool_vector_env import _assert_usable, _place_info
 from palaestra.vector.processes import (
     ErrorReport,
     RestartBudget,
     group_failure_error,
-    lost_workers_error,
 )
 from palaestra.vector.ray._actor import GroupHost
 from palaestra.vector.sync_vector_env import SyncVectorEnv
@@ -536,14 +535,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
     # The vector API ----------------------------------------------------------------------------
 
     def _assert_usable(self) -> None:
-        if self.closed:
-            raise ClosedEnvironmentError(
-                f"Trying to operate on `{type(self).__name__}`, after a call to `close()`."
-            )
-        if self._lost:
-            raise lost_workers_error(
-                "RayVectorEnv", "actor", self._lost, [g.env_indices for g in self._groups]
-            )
+        _assert_usable(self, "RayVectorEnv", "actor", self._lost, self._groups)
 
     def reset(
         self,
