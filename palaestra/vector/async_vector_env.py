@@ -564,8 +564,8 @@ class AsyncVectorEnv(
         return [answers[i][0] for i in range(self.num_envs)]
 
     def _raise_dead_workers(self, dead: list[int], waiting_for: str) -> None:
-        for process in (self.processes[i] for i in dead):
-            process.join(TERMINATE_GRACE_SECONDS)
+        for index in dead:
+            self._workers.join(index, TERMINATE_GRACE_SECONDS)
         details = "; ".join(
             f"sub-environment {i} (pid {self.processes[i].pid}, {self._workers.describe_exit(i)})"
             for i in dead

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 import threading
 import time
+from multiprocessing.connection import wait
 
 import numpy as np
 import pytest
@@ -17,6 +20,7 @@ from palaestra.vector.processes import (
     failure_report,
     is_argument_error,
     rebuild_exception,
+    stop_process,
 )
 from tests.vector.helpers import TwoArgumentError
 
@@ -129,3 +133,63 @@ def test_a_second_concurrent_wait_is_refused_with_a_clear_error():
         workers.collect([0], time.monotonic() + 0.1)
     workers.shut_down(grace=0.0)
     waiter.join(5)
+
+
+@pytest.fixture
+def killed_worker():
+    """A started Workers whose only worker was killed and is not reaped yet."""
+    workers = Workers()
+    workers.start(multiprocessing.get_context("fork"), _silent_worker, "silent", True, _pipes)
+    process = workers.processes[0]
+    os.kill(process.pid, signal.SIGKILL)
+    assert wait([process.sentinel], 5)
+    yield workers
+    workers.shut_down(grace=0.0)
+
+
+@pytest.fixture
+def slow_reaper(monkeypatch):
+    """Start a thread that reaps a process and records its exit code 0.5 s later.
+
+    It plays the thread that wins a ``waitpid`` race but gets the GIL back late: until it
+    records the code, a join in any other thread finds no child and returns early.
+    """
+    reaped = threading.Event()
+    real_waitpid = os.waitpid
+
+    def waitpid(pid, options):
+        result = real_waitpid(pid, options)
+        if threading.current_thread().name == "slow-reaper" and result[0] == pid:
+            reaped.set()
+            time.sleep(0.5)
+        return result
+
+    monkeypatch.setattr(os, "waitpid", waitpid)
+    threads = []
+
+    def start(join):
+        thread = threading.Thread(target=join, name="slow-reaper", daemon=True)
+        thread.start()
+        threads.append(thread)
+        assert reaped.wait(5)
+
+    yield start
+    for thread in threads:
+        thread.join(5)
+
+
+def test_stop_process_returns_once_the_exit_code_another_thread_reaped_is_recorded(
+    killed_worker, slow_reaper
+):
+    process = killed_worker.processes[0]
+    slow_reaper(process.join)
+    stop_process(process)
+    assert process.exitcode == -signal.SIGKILL
+
+
+def test_joining_a_worker_that_another_thread_is_joining_waits_for_its_exit_code(
+    killed_worker, slow_reaper
+):
+    slow_reaper(lambda: killed_worker.join(0, 5.0))
+    killed_worker.join(0, 5.0)
+    assert killed_worker.processes[0].exitcode == -signal.SIGKILL

@@ -8,6 +8,13 @@ instead of being taken as the answer to the next call. Waiting watches each work
 One thread at a time may wait for replies. A thread that calls :meth:`Workers.shut_down`
 while another is still waiting (a step given up on by a timer thread, say) does not wait
 itself: it ends the processes, which wakes the waiting thread, and then drops the pipes.
+
+One thread at a time reaps (joins) a worker, too. ``multiprocessing`` is not safe there: of
+two threads joining one process at once, the one whose ``waitpid`` loses is told "no such
+child", returns as if the process still ran, and its ``exitcode`` reads ``None`` until the
+winner gets round to recording the code. So :meth:`Workers.join` and every stop go through
+one lock, and :func:`stop_process` waits for an exit code that another thread (one calling
+``is_alive()`` or ``multiprocessing.active_children()``) is about to record.
 """
 
 from __future__ import annotations
@@ -29,6 +36,9 @@ __all__ = ["Replies", "Workers", "stop_process", "TERMINATE_GRACE_SECONDS"]
 TERMINATE_GRACE_SECONDS = 1.0
 # How long shut_down waits for another thread's wait to notice its workers ended.
 _OTHER_WAITER_SECONDS = 5.0
+# How long stop_process waits for another thread to record the exit code of a process that
+# thread reaped (it does so as soon as it next holds the GIL).
+_RECORDING_SECONDS = 2.0
 
 _DEAD = "dead"
 _SILENT = "silent"
@@ -87,6 +97,8 @@ class Workers:
         # fd -> (worker index, whether the fd is the pipe rather than the process sentinel)
         self._fd_owner: dict[int, tuple[int, bool]] = {}
         self._waiting = threading.Lock()
+        # Held while a thread reaps a worker (see the module docstring).
+        self._reaping = threading.Lock()
 
     # ------------------------------------------------------------------------ lifecycle
 
@@ -114,7 +126,7 @@ class Workers:
             launch: ``context, target, name, daemon, arguments``, as for :meth:`start`.
         """
         self.forget(index)
-        stop_process(self.processes[index])
+        self._stop(index)
         self.failed.discard(index)
         self._launch(index, *launch)
 
@@ -179,8 +191,8 @@ class Workers:
         """
         deadline = time.monotonic() + grace
         if not self._waiting.acquire(blocking=False):
-            for process in self.processes:
-                stop_process(process, grace=0.0)
+            for index in range(len(self.processes)):
+                self._stop(index, grace=0.0)
             if self._waiting.acquire(timeout=_OTHER_WAITER_SECONDS):
                 self._waiting.release()
             for index in range(len(self.pipes)):
@@ -192,7 +204,7 @@ class Workers:
             for index in polite:
                 ask_to_close(index)
             for index in polite:
-                self.processes[index].join(max(0.0, deadline - time.monotonic()))
+                self.join(index, max(0.0, deadline - time.monotonic()))
         elif grace > 0:
             busy = [i for i in self.live() if self._owed[i] > 0 and i not in self.unresponsive]
             self.collect(busy, deadline)
@@ -201,11 +213,34 @@ class Workers:
                 self.send(index, "close", None)
             self.collect(polite, deadline)
             for index in polite:
-                self.processes[index].join(max(0.0, deadline - time.monotonic()))
-        for process in self.processes:
-            stop_process(process)
+                self.join(index, max(0.0, deadline - time.monotonic()))
+        for index in range(len(self.processes)):
+            self._stop(index)
         for index in range(len(self.pipes)):
             self.forget(index)
+
+    def join(self, index: int, timeout: float | None) -> None:
+        """Wait up to ``timeout`` seconds for worker ``index`` to end, and reap it if it has.
+
+        Safe to call from several threads at once (they take turns), unlike
+        ``Process.join``; a worker never started is left alone.
+        """
+        process = self.processes[index]
+        if process is None or process.pid is None:
+            return
+        if not self._reaping.acquire(timeout=-1 if timeout is None else timeout):
+            return
+        try:
+            process.join(timeout)
+        finally:
+            self._reaping.release()
+
+    def _stop(self, index: int, grace: float = TERMINATE_GRACE_SECONDS) -> None:
+        process = self.processes[index]
+        if process is None:
+            return
+        with self._reaping:
+            stop_process(process, grace)
 
     def waiting_elsewhere(self) -> bool:
         """Whether some thread is waiting for replies right now (see :meth:`collect`)."""
@@ -375,7 +410,10 @@ def _readiness_check(pipe: Any, sentinel: int) -> Callable[[float | None], tuple
 def stop_process(process: Any, grace: float = TERMINATE_GRACE_SECONDS) -> None:
     """Make sure ``process`` has ended: terminate it, give it ``grace`` s, kill it, reap it.
 
-    A process that was never started, or has already ended, is only reaped.
+    A process that was never started, or has already ended, is only reaped. If another
+    thread reaps it meanwhile, this waits (up to 2 s) until that thread has recorded the exit
+    code, so ``process.exitcode`` is set when this returns. Two threads stopping or joining
+    one process should still take turns (:class:`Workers` does).
 
     Example:
         >>> import multiprocessing, time
@@ -393,3 +431,8 @@ def stop_process(process: Any, grace: float = TERMINATE_GRACE_SECONDS) -> None:
     if process.exitcode is None:
         process.kill()
     process.join()
+    # After a blocking join, no exit code means another thread's waitpid reaped the process
+    # first; that thread records the code as soon as it runs again.
+    recorded_by = time.monotonic() + _RECORDING_SECONDS
+    while process.exitcode is None and time.monotonic() < recorded_by:
+        time.sleep(0.001)
