@@ -7,10 +7,12 @@ process is left behind.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -25,6 +27,7 @@ from palaestra.error import DependencyNotInstalled, WorkerError
 
 ray = pytest.importorskip("ray")
 from palaestra.vector.ray import RayVectorEnv  # noqa: E402
+from tests.vector.ray_scenario import differential  # noqa: E402
 
 MODES = ["NextStep", "SameStep", "Disabled"]
 STEPS = 300
@@ -60,6 +63,13 @@ def local_ray():
     assert _wait_for_no_ray_children() == []
 
 
+def _kill_actor(envs: RayVectorEnv, index: int) -> None:
+    """Kill actor ``index`` and wait until its process is gone (``ray.kill`` returns at once)."""
+    process = psutil.Process(envs.placements[index][1])
+    ray.kill(envs._groups[index].actor)
+    process.wait(30)
+
+
 def _ray_vec(num_envs: int = 4, **vector_kwargs):
     return gym.make_vec(
         "CartPole-v1",
@@ -67,47 +77,6 @@ def _ray_vec(num_envs: int = 4, **vector_kwargs):
         vectorization_mode="ray",
         vector_kwargs={"num_workers": 2, **vector_kwargs},
     )
-
-
-def _assert_same_step(got: tuple, expected: tuple) -> None:
-    for mine, theirs in zip(got[:4], expected[:4]):
-        np.testing.assert_array_equal(mine, theirs)
-    _assert_same_info(got[4], expected[4])
-
-
-def _assert_same_info(got: dict, expected: dict) -> None:
-    assert sorted(got) == sorted(expected)
-    for key, value in expected.items():
-        if isinstance(value, dict):
-            _assert_same_info(got[key], value)
-        elif value.dtype == object:
-            assert len(got[key]) == len(value)
-            for mine, theirs in zip(got[key], value):
-                np.testing.assert_array_equal(mine, theirs)
-        else:
-            np.testing.assert_array_equal(got[key], value)
-
-
-def _differential(envs, reference, steps: int) -> int:
-    """Step both with the same seeds and actions; return how many episodes ended."""
-    observations, info = envs.reset(seed=7)
-    expected, expected_info = reference.reset(seed=7)
-    np.testing.assert_array_equal(observations, expected)
-    _assert_same_info(info, expected_info)
-    rng = np.random.default_rng(3)
-    ended = 0
-    disabled = envs.metadata["autoreset_mode"] is gym.vector.AutoresetMode.DISABLED
-    for _ in range(steps):
-        actions = rng.integers(0, 2, envs.num_envs)
-        result, expected_result = envs.step(actions), reference.step(actions)
-        _assert_same_step(result, expected_result)
-        done = expected_result[2] | expected_result[3]
-        ended += int(done.sum())
-        if disabled and done.any():
-            got_reset = envs.reset(options={"reset_mask": done})
-            expected_reset = reference.reset(options={"reset_mask": done})
-            np.testing.assert_array_equal(got_reset[0], expected_reset[0])
-    return ended
 
 
 def test_missing_ray_raises_dependency_not_installed_naming_the_extra(monkeypatch):
@@ -141,7 +110,7 @@ def test_native_groups_match_sync_for_300_steps(local_ray, mode):
         "CartPole-v1", 4, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode}
     )
 
-    assert _differential(envs, reference, STEPS) >= 20
+    assert differential(envs, reference, STEPS) >= 20
     assert envs.metadata["autoreset_mode"] is gym.vector.AutoresetMode(mode)
     envs.close()
 
@@ -166,7 +135,7 @@ def test_single_env_groups_match_sync_for_300_steps(local_ray, mode):
         vector_kwargs={"autoreset_mode": mode},
     )
 
-    assert _differential(envs, reference, STEPS) >= 20
+    assert differential(envs, reference, STEPS) >= 20
     envs.close()
 
 
@@ -217,7 +186,7 @@ def test_a_sub_env_exception_comes_back_with_its_type_and_the_actor_keeps_runnin
 def test_a_killed_actor_is_reported_like_a_failed_pool_worker(local_ray):
     envs = _ray_vec()
     envs.reset(seed=0)
-    ray.kill(envs._groups[0].actor)
+    _kill_actor(envs, 0)
 
     with pytest.raises(
         WorkerError, match=r"RayVectorEnv actor 0 \(sub-environments \[0, 1\]\) died"
@@ -287,7 +256,7 @@ def test_a_killed_actor_is_restarted_with_the_pools_truncation(local_ray, mode):
         },
     )
 
-    got = _kill_then_step_twice(ray_envs, lambda: ray.kill(ray_envs._groups[0].actor))
+    got = _kill_then_step_twice(ray_envs, lambda: _kill_actor(ray_envs, 0))
     expected = _kill_then_step_twice(pool, lambda: pool._processes.processes[0].kill())
 
     first, after = got
@@ -307,6 +276,25 @@ def test_a_killed_actor_is_restarted_with_the_pools_truncation(local_ray, mode):
 # A two-node Ray cluster on this machine -------------------------------------------------------
 
 
+# Ray 2.60's `ray start --head` turns token authentication on by itself when ~/.ray/auth_token
+# exists, but `ray start --address=...` only when RAY_AUTH_MODE says so: without one setting
+# for both, the second node is refused and never joins. This throwaway cluster on 127.0.0.1
+# states the mode for both nodes and its driver.
+CLUSTER_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+
+
+def _free_ports(count: int) -> list[int]:
+    """Ports nothing listens on now (held open together, so they are distinct)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
 def _start_node(arguments: list[str]) -> subprocess.Popen:
     """``ray start ... --block`` in its own process group, so stopping it stops its node."""
     return subprocess.Popen(
@@ -314,102 +302,101 @@ def _start_node(arguments: list[str]) -> subprocess.Popen:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+        env={**os.environ, **CLUSTER_ENV},
     )
 
 
-def _stop_node(process: subprocess.Popen) -> None:
-    """Stop a node started by :func:`_start_node`, then any process it left behind."""
+def _stop_node(process: subprocess.Popen) -> list[psutil.Process]:
+    """Stop a node started by :func:`_start_node`; return its processes still alive after."""
     try:
-        descendants = psutil.Process(process.pid).children(recursive=True)
+        processes = [psutil.Process(process.pid), *psutil.Process(process.pid).children(True)]
     except psutil.Error:
-        descendants = []
-    if process.poll() is None:
+        processes = []
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
-    _, alive = psutil.wait_procs(descendants, timeout=20)
-    for leftover in alive:
-        leftover.kill()
+    _, alive = psutil.wait_procs(processes, timeout=15)
+    for leftover in alive:  # also those that left the process group
+        with contextlib.suppress(psutil.Error):
+            leftover.kill()
+    process.wait(10)
+    _, alive = psutil.wait_procs(alive, timeout=10)
+    return alive
 
 
-def _wait_for_nodes(address: str, count: int, seconds: float = 180.0) -> None:
+def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = 120.0) -> None:
+    """Wait until something accepts connections on ``port`` (the head's GCS).
+
+    Raises:
+        RuntimeError: if ``process`` (the head's ``ray start``) ended first.
+        TimeoutError: if the port does not open within ``seconds``.
+    """
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        probe = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                f"import ray, json; ray.init(address={address!r}, log_to_driver=False); "
-                "print(json.dumps(sum(n['Alive'] for n in ray.nodes())))",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        if probe.returncode == 0 and json.loads(probe.stdout.strip().splitlines()[-1]) >= count:
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"`ray start` ended early: {process.args}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
             return
-        time.sleep(2)
-    raise TimeoutError(f"the Ray cluster at {address} did not reach {count} nodes")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"nothing listens on port {port} after {seconds} s")
+        time.sleep(0.2)
 
 
 @pytest.fixture
 def two_node_cluster():
     """A head and a worker node, one CPU and a resource of their own each, on this machine."""
-    if ray.is_initialized():
-        ray.shutdown()
-    offset = os.getpid() % 5000  # ports of their own, fresh for every run
-    port = 20000 + offset
+    port, client_port, dashboard_port, head_agent, worker_agent = _free_ports(5)
     address = f"127.0.0.1:{port}"
+    common = ["--node-ip-address=127.0.0.1", "--num-cpus=1"]
+    common += ["--min-worker-port=0", "--max-worker-port=0"]  # any free ports
     head = _start_node(
         [
             "--head",
             f"--port={port}",
-            "--node-ip-address=127.0.0.1",
-            "--num-cpus=1",
+            *common,
             '--resources={"head_node": 1}',
             "--include-dashboard=false",
-            "--min-worker-port=30000",
-            "--max-worker-port=30999",
-            f"--dashboard-agent-listen-port={50000 + offset}",
+            f"--dashboard-port={dashboard_port}",
+            f"--ray-client-server-port={client_port}",
+            f"--dashboard-agent-listen-port={head_agent}",
         ]
     )
     nodes = [head]
     try:
+        _wait_for_port(port, head)  # the worker node needs the head's GCS
         nodes.append(
             _start_node(
                 [
                     f"--address={address}",
-                    "--node-ip-address=127.0.0.1",
-                    "--num-cpus=1",
+                    *common,
                     '--resources={"worker_node": 1}',
-                    "--min-worker-port=31000",
-                    "--max-worker-port=31999",
-                    f"--dashboard-agent-listen-port={55000 + offset}",
+                    f"--dashboard-agent-listen-port={worker_agent}",
                 ]
             )
         )
-        _wait_for_nodes(address, 2)
-        ray.init(address=address, log_to_driver=False)
         yield address
     finally:
-        if ray.is_initialized():
-            ray.shutdown()
-        for node in reversed(nodes):
-            _stop_node(node)
-    assert _wait_for_no_ray_children() == []
+        left = [process for node in reversed(nodes) for process in _stop_node(node)]
+    assert left == []
 
 
 @pytest.mark.slow
 def test_actors_spread_over_two_nodes_give_the_results_of_sync(two_node_cluster):
-    envs = _ray_vec(actor_options={"scheduling_strategy": "SPREAD"})
-    reference = gym.make_vec("CartPole-v1", 4, vectorization_mode="sync")
+    # The driver runs in a fresh process, free of the Ray state earlier tests left here.
+    run = subprocess.run(
+        [sys.executable, "-m", "tests.vector.ray_scenario", two_node_cluster],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **CLUSTER_ENV},
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
 
-    nodes = {node_id for node_id, _ in envs.placements}
-    by_id = {node["NodeID"]: node["Resources"] for node in ray.nodes()}
-    assert len(nodes) == 2
-    assert {"head_node" in by_id[n] for n in nodes} == {True, False}
-    assert _differential(envs, reference, 100) >= 5
-    envs.close()
+    assert report["distinct_nodes"] == 2
+    assert sorted("head_node" in resources for resources in report["node_resources"]) == [
+        False,
+        True,
+    ]
+    # The actor on the driver's node is reached over a direct channel, the other through Ray.
+    assert sorted(report["direct_channels"]) == [False, True]
+    assert report["ended"] >= 5

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from palaestra.vector.pool._worker import group_call
 from palaestra.vector.processes import answer, failure_report
+from palaestra.vector.ray._channel import serve
 
 __all__ = ["GroupHost"]
 
@@ -41,6 +43,7 @@ class GroupHost:
         self.make_envs = make_envs
         self.start = start
         self.envs: Any = None
+        self._lock = threading.Lock()  # Ray calls and the direct channel take turns
 
     def build(self) -> tuple[Any, bool]:
         """Build the group; reply ``((spaces, metadata, render_mode, where), True)``.
@@ -62,7 +65,16 @@ class GroupHost:
 
     def run(self, command: str, data: Any) -> tuple[Any, bool]:
         """Run ``"step"``, ``"reset"`` or ``"_call"`` on the group; reply as the protocol says."""
-        return answer(self.start, self._handle, command, data, self.envs.action_space)
+        with self._lock:
+            return answer(self.start, self._handle, command, data, self.envs.action_space)
+
+    def open_channel(self, token: bytes) -> str:
+        """Serve :meth:`run` over a direct channel too; return its socket path.
+
+        See :mod:`palaestra.vector.ray._channel`: the parent connects to the path and sends
+        ``token`` first.
+        """
+        return serve(token, self.run)
 
     def _handle(self, command: str, data: Any) -> Any:
         if command == "step":
@@ -76,9 +88,10 @@ class GroupHost:
 
     def close(self) -> None:
         """Close the group's vector env."""
-        if self.envs is not None:
-            self.envs.close()
-            self.envs = None
+        with self._lock:
+            if self.envs is not None:
+                self.envs.close()
+                self.envs = None
 
 
 def _node_id() -> str | None:
