@@ -295,7 +295,10 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Step every row; rows in ``restarting`` (NEXT_STEP autoreset) are then reset.
 
         Stepping the restarting rows too and discarding their results is cheaper than
-        gathering the others, and harmless when a step draws no random numbers.
+        gathering the others, and harmless when a step draws no random numbers. The
+        observations are taken once, after the restarts: every row's state is then the one
+        to observe (``observe`` works row by row, and a float64 state array holds stepped and
+        initial states exactly).
         """
         state, rewards, terminations = self.advance(
             self.state, actions, self._every_row, self.fresh
@@ -304,14 +307,13 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if self._has_fresh:
             self.fresh[:] = False
             self._has_fresh = False
-        observations = self.observe(state)
         truncations, ended, ended_rows = self._close_step(rewards, terminations, restarting)
         if restarting is not None:
             initial = self.draw_initial_states(
                 self.generators.rows(restarting), len(restarting), None
             )
             self._restart(restarting, initial)
-            observations[restarting] = self.observe(initial)
+        observations = self.observe(self.state)
         self._ended, self._ended_rows = ended, ended_rows
         if self.autoreset_mode is AutoresetMode.SAME_STEP and len(ended_rows):
             return self._finish_same_step(observations, rewards, terminations, truncations)

@@ -124,12 +124,14 @@ class GeneratorBatch:
         )
         # Per draw count: the jump multipliers and every stream's jump increments.
         self._jumps: dict[int, tuple[tuple[np.ndarray, np.ndarray], tuple[Any, Any]]] = {}
-        # Each stream's next draw of ``_ahead_count`` doubles, made ahead in bulk (where
-        # ``_ahead_ready``) with the stream's state after it; the streams' own states
-        # (``_high``, ``_low``) advance only when a draw is handed out.
+        # Each stream's next draw of ``_ahead_count`` doubles, made ahead in bulk where
+        # ``_ahead_ready``. ``_high`` and ``_low`` hold every stream's state after its draws,
+        # the one made ahead included: a ready stream's own state (before that draw) is kept
+        # in ``_before_high`` and ``_before_low``. Handing a draw out is then only clearing
+        # its ready flag, with no state to copy.
         self._ahead_count = 0
         self._ahead = np.zeros((num_envs, 0))
-        self._ahead_high, self._ahead_low = np.zeros((2, num_envs), dtype=np.uint64)
+        self._before_high, self._before_low = np.zeros((2, num_envs), dtype=np.uint64)
         self._ahead_ready = np.zeros(num_envs, dtype=np.bool_)
 
     def seed(self, indices: np.ndarray, seeds: Sequence[int | None]) -> None:
@@ -153,6 +155,7 @@ class GeneratorBatch:
         )
         self.seeded[rows] = True
         self._jumps.clear()
+        # A draw made ahead from the old stream is dropped (the new state is in place).
         self._ahead_ready[rows] = False
 
     def rows(self, indices: np.ndarray | None = None) -> GeneratorRows:
@@ -171,7 +174,7 @@ class GeneratorBatch:
             self._compiled_draw(self._high, self._low, self._inc_high, self._inc_low, rows, out)
             return out
         if indices is None:
-            self._ahead_ready[:] = False
+            self._drop_ahead()
             draws, self._high[:], self._low[:] = self._jump(slice(None), count)
             return draws
         return self._hand_out_ahead(indices, count)
@@ -181,22 +184,39 @@ class GeneratorBatch:
 
         A few sub-envs reset per step, but drawing for them costs dozens of array operations
         however few they are; drawing for every stream that needs a next draw at once costs
-        those operations once per several steps.
+        those operations once per several steps. A handed-out draw costs a gather, a check
+        and a flag.
         """
         if count != self._ahead_count:
+            self._drop_ahead()
             self._ahead_count = count
             self._ahead = np.zeros((self.num_envs, count))
-            self._ahead_ready[:] = False
         ready = self._ahead_ready
-        if not _all(ready[indices]):
+        # count_nonzero and take: a fraction of the cost of a ufunc reduction and of a
+        # fancy index on small selections.
+        if np.count_nonzero(ready[indices]) != len(indices):
             rows = (~ready).nonzero()[0]
-            draws, self._ahead_high[rows], self._ahead_low[rows] = self._jump(rows, count)
-            self._ahead[rows] = draws
+            self._before_high[rows] = self._high[rows]
+            self._before_low[rows] = self._low[rows]
+            self._ahead[rows], self._high[rows], self._low[rows] = self._jump(rows, count)
             ready[rows] = True
-        self._high[indices] = self._ahead_high[indices]
-        self._low[indices] = self._ahead_low[indices]
         ready[indices] = False
-        return self._ahead[indices]
+        return self._ahead.take(indices, axis=0)
+
+    def _drop_ahead(self) -> None:
+        """Forget every draw made ahead: its streams go back to their state before it."""
+        ready = self._ahead_ready
+        np.copyto(self._high, self._before_high, where=ready)
+        np.copyto(self._low, self._before_low, where=ready)
+        ready[:] = False
+
+    def _states(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every stream's own state (high and low halves), draws made ahead not counted."""
+        ready = self._ahead_ready
+        return (
+            np.where(ready, self._before_high, self._high),
+            np.where(ready, self._before_low, self._low),
+        )
 
     def _jump(self, rows: Any, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return ``count`` doubles from each stream in ``rows`` and the states after them."""
@@ -237,7 +257,7 @@ class GeneratorBatch:
         """
         if self._objects is not None:
             return tuple(None if g is None else _copy(g.bit_generator.state) for g in self._objects)
-        states = join_state(self._high, self._low)
+        states = join_state(*self._states())
         increments = join_state(self._inc_high, self._inc_low)
         snapshots: list[np.random.Generator | None] = []
         for seeded, state, increment in zip(self.seeded, states, increments, strict=True):
@@ -262,10 +282,6 @@ def _copy(state: dict) -> np.random.Generator:
     bit_generator = np.random.PCG64()
     bit_generator.state = state
     return np.random.Generator(bit_generator)
-
-
-# The ufunc's own reduction, without ndarray.all's Python-level wrappers.
-_all = np.logical_and.reduce
 
 
 def _halves(numbers: list[int]) -> tuple[np.ndarray, np.ndarray]:

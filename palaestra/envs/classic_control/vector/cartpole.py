@@ -80,6 +80,11 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         # two termination flags): one lookup per step instead of a comparison and a select.
         self._forces = cartpole_force(np.arange(2), self.params)
         self._rewards = cartpole_reward(np.array([False, True]), sutton_barto_reward)
+        # The default reward is the same whether or not a step terminates: filled in, not
+        # looked up (a third of the cost).
+        self._constant_reward = None
+        if self._rewards[0] == self._rewards[1]:
+            self._constant_reward = float(self._rewards[0])
         self._compiled_advance = None
         if self.accelerator == "numba":
             from palaestra.envs.classic_control.vector._compiled import compile_cartpole
@@ -127,7 +132,11 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         else:
             states = stack_components(*following)
         terminations = cartpole_terminated(states, p)
-        return states, self._rewards.take(terminations.view(np.int8)), terminations
+        if self._constant_reward is None:
+            return states, self._rewards.take(terminations.view(np.int8)), terminations
+        rewards = np.empty(len(terminations))
+        rewards.fill(self._constant_reward)
+        return states, rewards, terminations
 
     def draw_frame(self, canvas: Canvas, index: int) -> None:
         """Draw cart-pole ``index``."""
