@@ -179,17 +179,23 @@ class BatchSimulations:
         if contact_forces:
             self.view.cfrc_ext = np.zeros((num_envs, model.nbody, 6))
             self._scratch = mujoco.MjData(model)
+            # A view of the scratch's field, bound once (each attribute access makes one).
+            self._scratch_cfrc_ext = self._scratch.cfrc_ext
+        self._all_rows = list(range(num_envs))
 
     def step(self, rows: np.ndarray | None, ctrl: np.ndarray, nstep: int) -> None:
         """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``)."""
         self.view.ctrl[:] = ctrl
         self.batch.step(rows, nstep=nstep)
         if self.contact_forces:
-            scratch, cfrc = self._scratch, self.view.cfrc_ext
-            for row in range(len(cfrc)) if rows is None else rows:
-                self.batch.get_data(int(row), scratch)
-                mujoco.mj_rnePostConstraint(self.model, scratch)
-                cfrc[row] = scratch.cfrc_ext
+            # MuJoCo computes cfrc_ext only on request, from the last substep's MjData: the
+            # same mj_rnePostConstraint call a single env makes after its mj_step.
+            get_data, rne, model = self.batch.get_data, mujoco.mj_rnePostConstraint, self.model
+            scratch, computed, cfrc = self._scratch, self._scratch_cfrc_ext, self.view.cfrc_ext
+            for row in self._all_rows if rows is None else rows.tolist():
+                get_data(row, scratch)
+                rne(model, scratch)
+                cfrc[row] = computed
 
     def reset(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray) -> None:
         """Reset ``rows`` (``mj_resetData``), set their state and run ``mj_forward``."""

@@ -75,10 +75,11 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         render_mode: ``None`` or ``"rgb_array"`` (``render`` returns one frame per sub-env).
         accelerator: accepted for the other native envs' interface; the physics runs in
             MuJoCo's C threads and the numpy bookkeeping is the same for every choice.
-        stepper: how the simulations advance: ``"threads"`` (each sub-env's ``MjData`` on a
-            pool of ``num_threads`` threads, MuJoCo releasing the GIL in every ``mj_step``)
-            or ``"batch"`` (one :class:`mujoco.batch.Batch` call steps them all on MuJoCo's
-            own thread pool). Both give the same numbers bit for bit; ``benchmarks/
+        stepper: how the simulations advance: ``"batch"`` (the default: one
+            :class:`mujoco.batch.Batch` call steps them all on MuJoCo's own thread pool,
+            the caller's thread included) or ``"threads"`` (each sub-env's ``MjData`` on a
+            pool of ``num_threads`` Python threads, MuJoCo releasing the GIL in every
+            ``mj_step``). Both give the same numbers bit for bit; ``benchmarks/
             mujoco_speed.py`` measures both.
         **env_kwargs: the single environment's arguments (``xml_file``, reward weights, ...).
 
@@ -96,7 +97,7 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         num_threads: int | None = None,
         render_mode: str | None = None,
         accelerator: str | None = None,
-        stepper: str = "threads",
+        stepper: str = "batch",
         **env_kwargs: Any,
     ):
         if accelerator not in (None, "auto", "numpy", "numba"):
@@ -360,11 +361,27 @@ def _row(info: dict[str, Any], position: int) -> dict[str, Any]:
 
 
 def _batched(info: dict[str, Any], num_envs: int) -> dict[str, Any]:
-    """Batch a step's infos (every row's) as a sync vector env batches them."""
+    """Batch a step's infos (every row's) as a sync vector env batches them.
+
+    A value that is a fresh array of its own (the result of the step's arithmetic, met once)
+    is kept; anything else (views of the simulation's fields, scalars) is copied. The masks
+    are the rows of one array, allocated at once.
+    """
     infos: dict[str, Any] = {}
-    for key, value in info.items():
-        infos[key] = np.array(value)
-        infos[f"_{key}"] = np.ones(num_envs, dtype=np.bool_)
+    masks = np.ones((len(info), num_envs), dtype=np.bool_)
+    kept: set[int] = set()
+    for mask, (key, value) in zip(masks, info.items()):
+        if (
+            type(value) is np.ndarray
+            and value.base is None
+            and value.shape[:1] == (num_envs,)
+            and id(value) not in kept
+        ):
+            kept.add(id(value))
+        else:
+            value = np.array(value)
+        infos[key] = value
+        infos[f"_{key}"] = mask
     return infos
 
 
