@@ -265,11 +265,32 @@ def test_call_reads_sub_env_attributes_from_single_env_groups():
     envs.close()
 
 
-def test_parent_spins_only_when_a_core_is_left_over():
+def test_the_parent_polls_only_when_a_core_is_left_over_and_workers_always():
     with PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=4, num_workers=1) as envs:
-        assert envs.spin_s == pytest.approx(1e-4 if os.cpu_count() > 1 else 0.0)
-    with PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=4, num_workers=2, spin_us=0) as envs:
-        assert envs.spin_s == 0.0
+        assert envs.spin_s == pytest.approx(1e-3 if os.cpu_count() > 1 else 0.0)
+        assert envs.worker_spin_s == pytest.approx(1e-3)
+    workers = os.cpu_count()
+    with PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=workers, num_workers=workers) as envs:
+        assert (envs.spin_s, envs.worker_spin_s) == (0.0, pytest.approx(1e-3))
+    with PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=4, num_workers=1, spin_us=0) as envs:
+        assert (envs.spin_s, envs.worker_spin_s) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("spin_us", [-1.0, float("nan")])
+def test_a_negative_spin_is_refused_naming_the_value(spin_us):
+    with pytest.raises(
+        ValueError, match=f"spin_us must be a number of microseconds >= 0, got {spin_us}"
+    ):
+        PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=2, num_workers=1, spin_us=spin_us)
+
+
+def test_the_finished_semaphore_count_stays_bounded_while_the_parent_polls():
+    with make_pool("CartPole-v1", 4, num_workers=1) as envs:
+        envs.reset(seed=0)
+        for _ in range(300):
+            envs.step(np.zeros(4, dtype=np.int64))
+        # One release per finished command, taken by the polling parent as it goes.
+        assert envs._finished.get_value() <= 1
 
 
 def test_send_without_ids_before_any_recv_is_an_error():

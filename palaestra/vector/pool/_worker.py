@@ -17,7 +17,9 @@ parent, which finishes or drops the interrupted command on its next call.
 
 from __future__ import annotations
 
+import os
 import signal
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -26,7 +28,7 @@ from palaestra.vector.pool._block import BlockLayout, SharedBlock
 from palaestra.vector.pool._layout import assemble, copy_batch, slice_batch, write_batch
 from palaestra.vector.processes import answer, failure_report, parent_alive
 
-__all__ = ["Command", "Status", "pool_worker", "group_call"]
+__all__ = ["Command", "Status", "PoliteWait", "pool_worker", "group_call"]
 
 
 class Command:
@@ -51,6 +53,8 @@ class Status:
 
 # How often a waiting worker checks that its parent is still alive (seconds).
 _PARENT_CHECK_INTERVAL = 1.0
+# Gives the core to another runnable process, if any (a zero sleep where there is no call).
+_yield_core: Callable[[], Any] = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 def pool_worker(
@@ -64,6 +68,7 @@ def pool_worker(
     pipe: Connection,
     parent_pid: int,
     spaces: tuple[Any, Any, bool, bool] | None = None,
+    spin_s: float = 0.0,
 ) -> None:
     """Serve commands for one group of sub-environments until told to close.
 
@@ -79,6 +84,8 @@ def pool_worker(
         parent_pid: the parent's process id; the worker exits when the parent is gone.
         spaces: ``(single observation space, single action space, observations in the
             block, actions in the block)``; ``None`` for a block of Box/Discrete arrays.
+        spin_s: how long to poll for the next command before sleeping (see
+            :class:`PoliteWait`).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     block = SharedBlock(layout, name=block_name)
@@ -91,9 +98,10 @@ def pool_worker(
             pipe.send(("failed", failure_report(start, error)))
             return
         pipe.send(("ready", None))
-        group = _Group(envs, block, start, stop, pipe, spaces)
+        group = _Group(envs, block, start, stop, pipe.recv, spaces)
+        waiter = PoliteWait(spin_s)
         while True:
-            if not wake.acquire(timeout=_PARENT_CHECK_INTERVAL):
+            if not waiter.acquire(wake, _PARENT_CHECK_INTERVAL):
                 if not parent_alive(parent_pid):
                     return
                 continue
@@ -127,13 +135,76 @@ def _finish(block: SharedBlock, worker_index: int, status: int, finished: Any) -
     finished.release()
 
 
+class PoliteWait:
+    """Wait on a semaphore, first polling it for a while when releases come quickly.
+
+    Waking a process that sleeps on a semaphore takes tens of microseconds, as long as a
+    small environment's step; polling avoids it. The poll yields the core at every check
+    (``sched_yield``), so a process that needs the core gets it at once, and it stops at
+    ``spin_s``. It is skipped altogether while the recent waits (an exponential average)
+    were longer than ``spin_s``: polling would only burn the core then.
+
+    Args:
+        spin_s: the longest poll, in seconds; ``0`` never polls.
+
+    Example:
+        >>> import threading
+        >>> semaphore = threading.Semaphore(1)
+        >>> wait = PoliteWait(spin_s=1e-3)
+        >>> wait.acquire(semaphore, timeout=1.0), wait.acquire(semaphore, timeout=0.01)
+        (True, False)
+    """
+
+    # Weight of the latest wait in the running average.
+    _WEIGHT = 0.25
+
+    def __init__(self, spin_s: float):
+        self.spin_s = spin_s
+        self.typical_s = 0.0
+
+    def polls(self) -> bool:
+        """Whether the next wait starts by polling."""
+        return self.spin_s > 0.0 and self.typical_s < self.spin_s
+
+    def record(self, waited_s: float) -> None:
+        """Add one wait's length to the running average."""
+        self.typical_s += self._WEIGHT * (waited_s - self.typical_s)
+
+    def acquire(self, semaphore: Any, timeout: float) -> bool:
+        """Acquire ``semaphore``: poll it (see above), then block up to ``timeout`` seconds.
+
+        Returns:
+            Whether it was acquired.
+        """
+        started = time.perf_counter()
+        acquired = False
+        if self.polls():
+            until = started + self.spin_s
+            while not (acquired := semaphore.acquire(False)) and time.perf_counter() < until:
+                _yield_core()
+        if not acquired and not semaphore.acquire(timeout=timeout):
+            return False
+        self.record(time.perf_counter() - started)
+        return True
+
+
 class _Group:
-    """A worker's group of sub-environments and its view of the shared block."""
+    """A group of sub-environments (in a worker, or the parent's) and its view of the block.
+
+    ``receive`` returns the data of a command that does not live in the block (the worker's
+    pipe's ``recv``, or what the parent hands its own group).
+    """
 
     def __init__(
-        self, envs: Any, block: SharedBlock, start: int, stop: int, pipe: Connection, spaces: Any
+        self,
+        envs: Any,
+        block: SharedBlock,
+        start: int,
+        stop: int,
+        receive: Callable[[], Any],
+        spaces: Any,
     ):
-        self.envs, self.block, self.pipe = envs, block, pipe
+        self.envs, self.block, self.receive = envs, block, receive
         self.start, self.stop = start, stop
         self.rows = slice(start, stop)
         if spaces is None:
@@ -152,12 +223,12 @@ class _Group:
             actions = assemble(self.action_space, self.arrays, "actions")
             return "step", copy_batch(slice_batch(self.action_space, actions, self.rows))
         if command == Command.STEP_PIPED:
-            return "step", self.pipe.recv()
+            return "step", self.receive()
         if command == Command.RESET:
-            seeds, options = self.pipe.recv()
+            seeds, options = self.receive()
             return "reset", {"seed": seeds, "options": options}
         if command == Command.CALL:
-            return "_call", self.pipe.recv()
+            return "_call", self.receive()
         raise ValueError(f"Unknown pool command {command}.")
 
     def run(self, name: str, data: Any) -> tuple[int, Any]:

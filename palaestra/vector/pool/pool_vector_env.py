@@ -54,12 +54,21 @@ from palaestra.vector.pool._layout import (
     slice_batch,
     write_batch,
 )
-from palaestra.vector.pool._worker import Command, Status, pool_worker
+from palaestra.vector.pool._worker import (
+    Command,
+    PoliteWait,
+    Status,
+    _Group,
+    _yield_core,
+    pool_worker,
+)
 from palaestra.vector.processes import (
     ErrorReport,
     RestartBudget,
     Workers,
+    answer,
     check_capacity,
+    failure_report,
     group_failure_error,
     lost_workers_error,
 )
@@ -71,9 +80,9 @@ __all__ = ["PoolVectorEnv"]
 
 # How long the parent waits on the "finished" semaphore before checking worker liveness.
 _LIVENESS_POLL_S = 0.05
-# Polling beats a semaphore wake-up (tens of microseconds) when a core is free for it:
-# measured 58 vs 116 us per lockstep step for one worker running two CartPoles.
-_SPIN_US = 100.0
+# The longest poll of a waiting side before it sleeps on its semaphore (see PoliteWait): a
+# wake-up from sleep costs tens of microseconds, as much as a small environment's step.
+_SPIN_US = 1000.0
 # Seconds the workers get to close their sub-envs before they are terminated.
 _CLOSE_GRACE_S = 5.0
 _NO_REPLY = object()
@@ -128,11 +137,15 @@ def _misfit(index: int, observation_space: Any, action_space: Any, expected: Any
 
 
 class _Worker:
-    """The parent's handle on one worker: its index, group and wake semaphore."""
+    """The parent's handle on one group: its index, sub-envs and the worker's wake semaphore.
 
-    def __init__(self, index: int, start: int, stop: int):
+    A ``local`` group is the parent's own (``parent_group=True``): no process, no semaphore.
+    """
+
+    def __init__(self, index: int, start: int, stop: int, local: bool = False):
         self.index = index
         self.start, self.stop = start, stop
+        self.local = local
         self.wake: Any = None
 
     @property
@@ -178,17 +191,37 @@ class _Round:
         self.restarted: list[_Worker] = []
 
 
-def _close_pool(workers: Workers, handles: list[_Worker], block: SharedBlock | None) -> None:
-    """Close every worker (politely, then by force) and release the shared block."""
+class _LocalGroup:
+    """The parent's own group of sub-envs (``parent_group=True``) and its last reply."""
+
+    def __init__(self) -> None:
+        self.group: _Group | None = None
+        self.reply: Any = None
+        self.inbox: Any = None
+
+    def close(self) -> None:
+        """Close the group's sub-envs (once)."""
+        group, self.group = self.group, None
+        if group is not None:
+            group.envs.close()
+
+
+def _close_pool(
+    workers: Workers, handles: list[_Worker], block: SharedBlock | None, local: _LocalGroup
+) -> None:
+    """Close every worker (politely, then by force), the parent's group and the block."""
 
     def ask_to_close(index: int) -> None:
         if block is not None and block.arrays:
             block["command"][index] = Command.CLOSE
         handles[index].wake.release()
 
-    workers.shut_down(_CLOSE_GRACE_S, ask_to_close=ask_to_close)
-    if block is not None and block.arrays:
-        block.close()
+    try:
+        workers.shut_down(_CLOSE_GRACE_S, ask_to_close=ask_to_close)
+        local.close()
+    finally:
+        if block is not None and block.arrays:
+            block.close()
 
 
 class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
@@ -202,7 +235,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             when called with ``n``; each worker runs one. Needs ``num_envs``.
         num_envs: the number of sub-environments with ``vector_env_fn``.
         num_workers: worker processes (default: the number of CPU cores, at most
-            ``num_envs``).
+            ``num_envs``; with ``parent_group``, one fewer).
         batch_size: how many sub-environments ``recv`` returns (default ``num_envs``); a
             multiple of the group size.
         autoreset_mode: the autoreset mode of ``env_fns`` groups (a ``vector_env_fn`` sets
@@ -216,9 +249,18 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             restart is announced by a warning naming the sub-envs and the reason.
         max_restarts: restarts allowed per worker (a failed restart counts as one); then
             the failure is raised.
-        spin_us: microseconds the parent polls the shared block before sleeping on a
-            semaphore. Default: 100 when a core is left over for the parent (fewer workers
-            than cores), else 0, since spinning then takes a core from the workers.
+        spin_us: the longest a waiting side polls for its wake-up before sleeping on a
+            semaphore, in microseconds (default 1000): workers between commands, and the
+            parent for the workers' results when a core is left over for it (fewer workers
+            than cores). Polling yields the core to any other runnable process at every
+            check and is skipped while recent waits were longer than ``spin_us``.
+        parent_group: the parent process steps the last group of sub-environments itself,
+            while the workers step theirs: one process fewer to wake and to share the
+            cores with (``num_workers`` workers then hold all groups but the last).
+            Exceptions are reported as from a worker and ``restart_failed`` rebuilds the
+            group in the parent, but it has no process isolation: a crash in one of its
+            sub-envs ends the parent, a hang blocks it (``timeout`` does not apply), and
+            Ctrl-C interrupts its step, leaving its sub-envs part-way.
 
     Exceptions raised by a sub-environment come back with their own type, naming the
     sub-environments of its worker and carrying the worker's traceback. Argument errors (an
@@ -255,19 +297,24 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         timeout: float = 60.0,
         restart_failed: bool = False,
         max_restarts: int = 3,
-        spin_us: float | None = None,
+        spin_us: float = _SPIN_US,
+        parent_group: bool = False,
     ):
         self.num_envs = self._count_envs(env_fns, vector_env_fn, num_envs)
         self.env_fns = env_fns
         self.vector_env_fn = vector_env_fn
+        self.parent_group = bool(parent_group)
         self.num_workers = self._count_workers(num_workers)
         self.timeout = timeout
         self.restart_failed = restart_failed
         self._budget = RestartBudget(max_restarts, "PoolVectorEnv")
         self.max_restarts = max_restarts
-        if spin_us is None:
-            spin_us = _SPIN_US if self.num_workers < (os.cpu_count() or 1) else 0.0
-        self.spin_s = spin_us * 1e-6
+        if not spin_us >= 0:
+            raise ValueError(f"spin_us must be a number of microseconds >= 0, got {spin_us!r}.")
+        self.worker_spin_s = spin_us * 1e-6
+        # The parent polls only on a core the workers leave over.
+        self.spin_s = self.worker_spin_s if self.num_workers < (os.cpu_count() or 1) else 0.0
+        self._parent_wait = PoliteWait(self.spin_s)
         check_capacity(
             self.num_workers,
             f"PoolVectorEnv(num_workers={self.num_workers})",
@@ -275,10 +322,14 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             start_method=context,
         )
         self._probe_spaces(env_fns, vector_env_fn, autoreset_mode_from(autoreset_mode))
-        bounds = np.linspace(0, self.num_envs, self.num_workers + 1).round().astype(int)
+        groups = self.num_workers + self.parent_group
+        bounds = np.linspace(0, self.num_envs, groups + 1).round().astype(int)
         self._workers = [
-            _Worker(i, int(bounds[i]), int(bounds[i + 1])) for i in range(self.num_workers)
+            _Worker(i, int(bounds[i]), int(bounds[i + 1]), local=i >= self.num_workers)
+            for i in range(groups)
         ]
+        self._remote = [w for w in self._workers if not w.local]
+        self._local = _LocalGroup()
         self.batch_size = self._check_batch_size(batch_size)
         self._allocate_block()
         self._context = multiprocessing.get_context(context)
@@ -303,12 +354,12 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             else None
         )
         self._finalizer = weakref.finalize(
-            self, _close_pool, self._processes, self._workers, self._block
+            self, _close_pool, self._processes, self._workers, self._block, self._local
         )
         try:
             for worker in self._workers:
                 self._start(worker)
-            self._await_ready(self._workers)
+            self._await_ready(self._remote)
         except BaseException:
             self._finalizer()
             self.closed = True
@@ -331,11 +382,15 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         return int(count)
 
     def _count_workers(self, num_workers: int | None) -> int:
+        # The parent's group takes one core and one group of sub-envs.
+        most = self.num_envs - self.parent_group
         if num_workers is None:
-            return min(os.cpu_count() or 1, self.num_envs)
-        if not 1 <= int(num_workers) <= self.num_envs:
+            return min((os.cpu_count() or 1) - self.parent_group, most)
+        if not 1 - self.parent_group <= int(num_workers) <= most:
             raise ValueError(
-                f"num_workers must be between 1 and num_envs={self.num_envs}, got {num_workers}."
+                f"num_workers must be between {1 - self.parent_group} and {most} "
+                f"(num_envs={self.num_envs}"
+                f"{', one group in the parent' if self.parent_group else ''}), got {num_workers}."
             )
         return int(num_workers)
 
@@ -369,7 +424,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         observation_leaves = fixed_leaves(self.single_observation_space, "observations")
         action_leaves = fixed_leaves(self.single_action_space, "actions")
         self._block = SharedBlock(
-            pool_layout(self.num_envs, self.num_workers, action_leaves, observation_leaves)
+            pool_layout(self.num_envs, len(self._workers), action_leaves, observation_leaves)
         )
         self._observations_in_block = observation_leaves is not None
         self._actions_in_block = action_leaves is not None
@@ -424,18 +479,41 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 child_pipe,
                 os.getpid(),
                 spaces,
+                self.worker_spin_s,
             )
 
         return arguments
 
     def _start(self, worker: _Worker) -> None:
         self._block["done"][worker.index] = self._block["sequence"][worker.index]
+        if worker.local:
+            self._build_local(worker)
+            return
         self._processes.start(
             self._context,
             pool_worker,
             "PoolVectorEnv-worker",
             True,
             self._worker_arguments(worker),
+        )
+
+    def _build_local(self, worker: _Worker) -> None:
+        """Build the parent's own group; a failure is raised as a worker's would be."""
+        try:
+            envs = self._group_builder(worker)()
+        except Exception as error:
+            raise self._exception(
+                _Failure(worker, "", failure_report(worker.start, error))
+            ) from error
+        spaces = (
+            self.single_observation_space,
+            self.single_action_space,
+            self._observations_in_block,
+            self._actions_in_block,
+        )
+        local = self._local
+        local.group = _Group(
+            envs, self._block, worker.start, worker.stop, lambda: local.inbox, spaces
         )
 
     def _await_ready(self, workers: Sequence[_Worker]) -> None:
@@ -468,7 +546,11 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
     def _dispatch(self, workers: Sequence[_Worker], command: int, payload: Any = None) -> None:
         block = self._block
         in_flight = self._in_flight
+        local = None
         for worker in workers:
+            if worker.local:
+                local = worker
+                continue
             index = worker.index
             block["command"][index] = command
             block["sequence"][index] += 1
@@ -478,9 +560,37 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self._pipe(worker).send(payload(worker))
             worker.wake.release()
+        if local is not None:
+            # After the workers are woken: the parent's group runs while they run theirs.
+            self._run_local(local, command, payload)
+
+    def _run_local(self, worker: _Worker, command: int, payload: Any) -> None:
+        """Run a command on the parent's own group, as its worker would, and finish it."""
+        block, index, local = self._block, worker.index, self._local
+        block["command"][index] = command
+        block["sequence"][index] += 1
+        self._in_flight.add(index)
+        local.inbox = None if payload is None else payload(worker)
+        local.reply = None
+        group = local.group
+        try:
+            name, data = group.arguments(command)
+            reply, success = answer(worker.start, group.run, name, data, group.envs.action_space)
+        finally:
+            local.inbox = None
+            # An interrupted command counts as done, without a reply (nothing is owed).
+            block["status"][index] = Status.OK
+            block["done"][index] = block["sequence"][index]
+        if not success and reply.error_type is KeyboardInterrupt:
+            raise KeyboardInterrupt
+        status, local.reply = reply if success else (Status.ERROR, reply)
+        block["status"][index] = status
 
     def _receive(self, worker: _Worker) -> Any:
         """Read a worker's reply, which it sends right after finishing a command."""
+        if worker.local:
+            reply, self._local.reply = self._local.reply, None
+            return _NO_REPLY if reply is None else reply
         pipe = self._pipe(worker)
         try:
             if not pipe.poll(self.timeout):
@@ -502,16 +612,27 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         needed = sum(w.size for w in workers) if enough is None else enough
         counted = 0
         deadline = time.monotonic() + self.timeout
-        spin_until = time.perf_counter() + self.spin_s
-        while time.perf_counter() < spin_until and self._finished_envs(pending) < needed:
-            pass
+        finished = self._finished
+        polling = self._parent_wait.polls()
+        started = time.perf_counter()
+        poll_until = started + self.spin_s
         while True:
+            # The semaphore only wakes the parent; the done words say who finished. Taking
+            # every release first keeps its count from growing when polling finds them.
+            while finished.acquire(False):
+                pass
             for worker in [w for w in pending if self._is_done(w)]:
                 pending.remove(worker)
                 done.append(worker)
                 counted += worker.size
             if counted >= needed or not pending:
+                # The running average of the waits decides whether the next one polls.
+                self._parent_wait.record(time.perf_counter() - started)
                 return
+            if polling and time.perf_counter() < poll_until:
+                _yield_core()
+                continue
+            polling = False
             if not self._finished.acquire(timeout=_LIVENESS_POLL_S):
                 for worker in list(pending):
                     if enough is not None and counted >= needed:
@@ -531,9 +652,6 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                             _Failure(worker, f"did not answer within {self.timeout} s (hung)")
                         )
                     return
-
-    def _finished_envs(self, workers: Sequence[_Worker]) -> int:
-        return sum(w.size for w in workers if self._is_done(w))
 
     def _collect(self, round_: _Round, command: int) -> None:
         """Read the replies of the finished workers of ``round_`` (to ``command``)."""
@@ -593,8 +711,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             return
         if round_.failures and not self.restart_failed:
             for failure in round_.failures:
-                self._processes.forget(failure.worker.index)
-                self._lost[failure.worker.index] = failure.what
+                self._lose(failure)
             # As a sync vector env would, the first sub-env's failure is raised.
             raise self._exception(min(round_.failures, key=lambda f: f.worker.index))
         for failure in round_.failures:
@@ -632,8 +749,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         previous = self._previous_observations(worker)
         while True:
             if not self._budget.allow(worker.index, worker.env_indices, _reason(failure)):
-                self._processes.forget(worker.index)
-                self._lost[worker.index] = failure.what
+                self._lose(failure)
                 raise self._exception(failure, exhausted=True)
             try:
                 self._replace(worker)
@@ -648,10 +764,26 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             break
         round_.results.setdefault("previous", {})[worker.index] = previous
 
+    def _lose(self, failure: _Failure) -> None:
+        """Give up a failed group: stop talking to its worker (or close the parent's group)."""
+        worker = failure.worker
+        if worker.local:
+            with contextlib.suppress(Exception):
+                self._local.close()
+        else:
+            self._processes.forget(worker.index)
+        self._lost[worker.index] = failure.what
+
     def _replace(self, worker: _Worker) -> None:
         self._in_flight.discard(worker.index)
         self._group_observations.pop(worker.index, None)
         self._block["sequence"][worker.index] = self._block["done"][worker.index] = 0
+        if worker.local:
+            # What the failure left of the old sub-envs is closed as far as it can be.
+            with contextlib.suppress(Exception):
+                self._local.close()
+            self._build_local(worker)
+            return
         self._processes.replace(
             worker.index,
             self._context,
