@@ -6,7 +6,7 @@ Q-learning); the loss is the Huber loss of the TD error. Exploration decays line
 each ``learn`` call. Acting reads a NumPy view of the Q-network's weights, so an env step
 costs no torch call. A training round draws all its minibatches at once, values their next
 observations with the (fixed) target network in one pass, and by default computes the
-gradients by hand (:func:`dqn_gradients`, equal to autograd's).
+gradients by hand (:class:`DQNGradients`, equal to autograd's).
 
 Example:
     >>> from palaestra.train.dqn import DQN
@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import numpy as np
@@ -64,9 +65,9 @@ class DQNConfig:
         exploration_final_eps: epsilon after the decay.
         max_grad_norm: global gradient-norm clipping threshold.
         double_q: pick the next action with the online network (double DQN).
-        fast_path: compute double-DQN gradients by hand (one forward pass over each
-            minibatch's observations and next observations, no autograd graph); equal to
-            the autograd path on the same batch (see :func:`dqn_gradients`).
+        fast_path: compute the gradients by hand (no autograd graph; with ``double_q``
+            one forward pass over each minibatch's observations and next observations);
+            equal to the autograd path on the same batch (see :class:`DQNGradients`).
         hidden_sizes: hidden widths of the ReLU Q-network.
         log_interval: env steps between statistics rows (and callback calls).
         check_finite: stop at the first non-finite reward, loss or gradient.
@@ -167,6 +168,7 @@ class DQN(OffPolicyAgent):
         self._numpy_q = numpy_mlp(self.q_net) if self.device.type == "cpu" else None
         self._exploration = 1.0
         self._target_every = max(1, cfg.target_update_interval // cfg.num_envs)
+        self._gradients: DQNGradients | None = None
 
     def epsilon(self, progress: float) -> float:
         """Return the exploration rate after ``progress`` (0..1) of a ``learn`` call."""
@@ -213,7 +215,8 @@ class DQN(OffPolicyAgent):
 
         All minibatches of the round are drawn with one index draw and one gather. The
         target network does not change during a round (it is updated between env steps),
-        so its values for every minibatch's next observations come from one forward pass.
+        so its values for every minibatch's next observations come from one pass (in
+        chunks of :data:`TARGET_CHUNK` rows, which stay in cache).
         """
         cfg = self.config
         steps = cfg.gradient_steps
@@ -221,34 +224,64 @@ class DQN(OffPolicyAgent):
             steps, cfg.batch_size, self.rng, self.device
         )
         with torch.no_grad():
-            next_target = self.target_net(next_obs)
+            next_target = forward_in_chunks(self.target_net, next_obs)
             discount = (1.0 - terminated).mul_(cfg.gamma)
         actions = actions.unsqueeze(-1)
-        fast = cfg.fast_path and cfg.double_q
-        if fast:
-            both = torch.cat([obs, next_obs], 1)
-        losses = []
-        for i in range(steps):
-            if fast:
-                loss = dqn_gradients(
-                    self._parameters, both[i], actions[i], rewards[i], discount[i], next_target[i]
-                )
-            else:
+        if cfg.fast_path:
+            mean_loss = self._fast_round(obs, actions, rewards, discount, next_obs, next_target)
+        else:
+            losses = []
+            for i in range(steps):
                 loss = self._autograd_step(
                     obs[i], actions[i], rewards[i], discount[i], next_obs[i], next_target[i]
                 )
-            grad_norm = clip_grad_norm(self._parameters, cfg.max_grad_norm)
-            self.num_updates += 1
-            self._check_update(loss, grad_norm)
-            self._adam_step()
-            losses.append(loss.detach())
-        mean_loss = float(torch.stack(losses).mean())
+                self._finish_update(loss, clip_grad_norm(self._parameters, cfg.max_grad_norm))
+                losses.append(loss.detach())
+            mean_loss = float(torch.stack(losses).mean())
         self._last = {
             "loss": mean_loss,
             "q_loss": mean_loss,
             "exploration_rate": self._exploration,
             "learning_rate": cfg.learning_rate,
         }
+
+    def _finish_update(self, loss: Any, grad_norm: Any) -> None:
+        self.num_updates += 1
+        self._check_update(loss, grad_norm)
+        self._adam_step()
+
+    def _fast_round(
+        self,
+        obs: Any,
+        actions: Any,
+        rewards: Any,
+        discount: Any,
+        next_obs: Any,
+        next_target: Any,
+    ) -> float:
+        """Run the round's updates with :class:`DQNGradients`; return the mean Huber loss."""
+        cfg = self.config
+        if self._gradients is None:
+            self._gradients = DQNGradients(self._parameters, cfg.double_q)
+        gradients = self._gradients
+        if cfg.double_q:
+            inputs = torch.cat([obs, next_obs], 1).unbind(0)
+            next_values = next_target.unbind(0)
+        else:
+            inputs = obs.unbind(0)
+            next_values = next_target.max(-1, keepdim=True).values.unbind(0)
+        rewards, discount = rewards.unsqueeze(-1).unbind(0), discount.unsqueeze(-1).unbind(0)
+        actions = actions.unbind(0)
+        errors = torch.empty(cfg.gradient_steps, cfg.batch_size, 1, device=self.device)
+        monitor = self.monitor
+        for i in range(cfg.gradient_steps):
+            error = gradients(inputs[i], actions[i], rewards[i], discount[i], next_values[i])
+            errors[i] = error
+            grad_norm = gradients.clip_(cfg.max_grad_norm)
+            finite = math.isfinite(grad_norm)
+            loss = huber(error) if monitor is not None or not finite else None
+            self._finish_update(loss, grad_norm)
+        return float(huber(errors))
 
     def _autograd_step(
         self,
@@ -287,69 +320,156 @@ class DQN(OffPolicyAgent):
             self.optimizer.load_state_dict(state["optimizer"])
 
 
-@torch.no_grad()
-def dqn_gradients(
-    parameters: list[Any],
-    both: Any,
-    actions: Any,
-    rewards: Any,
-    discount: Any,
-    next_target: Any,
-) -> Any:
-    """Double-DQN Huber loss of one minibatch, with its gradients written by hand.
+TARGET_CHUNK = 1024
+"""Rows per target-network pass over a round's next observations."""
 
-    One forward pass of the ReLU Q-network over the minibatch's observations stacked on
-    its next observations gives both the Q-values being trained and the online network's
-    choice of next action; the backward pass runs over the first half only. The gradients
-    are stored in each parameter's ``.grad`` (replacing what was there), equal to what
-    autograd computes for ``smooth_l1_loss(Q(obs)[action], reward + discount *
-    Q_target(next)[argmax Q(next)])``.
+
+@torch.no_grad()
+def forward_in_chunks(network: Any, inputs: Any, rows: int = TARGET_CHUNK) -> Any:
+    """``network(inputs)`` over the leading dimensions, ``rows`` rows at a time.
+
+    One pass over a whole round (thousands of rows) allocates activations larger than the
+    CPU caches; chunks of about a thousand rows stay in cache and give the same values.
+
+    Args:
+        network: a module mapping ``(rows, in)`` to ``(rows, out)``.
+        inputs: ``(..., in)``.
+        rows: rows per pass.
+
+    Returns:
+        ``(..., out)``.
+
+    Example:
+        >>> from palaestra.train.offpolicy import relu_mlp
+        >>> net = relu_mlp(3, (8,), 2)
+        >>> x = torch.randn(5, 4, 3)
+        >>> torch.allclose(forward_in_chunks(net, x, rows=3), net(x), atol=1e-6)
+        True
+    """
+    flat = inputs.reshape(-1, inputs.shape[-1])
+    outputs = [network(chunk) for chunk in flat.split(rows)]
+    out = outputs[0] if len(outputs) == 1 else torch.cat(outputs)
+    return out.reshape(*inputs.shape[:-1], out.shape[-1])
+
+
+def huber(errors: Any) -> Any:
+    """Mean Huber loss (``smooth_l1_loss`` with beta 1) of TD errors ``q - target``.
+
+    Example:
+        >>> float(huber(torch.tensor([0.5, -3.0])))
+        1.3125
+    """
+    return F.smooth_l1_loss(errors, torch.zeros_like(errors))
+
+
+class DQNGradients:
+    """DQN's Huber TD-loss gradients for a ReLU MLP, written by hand (no autograd graph).
+
+    Each call takes one minibatch and leaves the gradients of ``smooth_l1_loss(Q(obs)[a],
+    reward + discount * next_value)`` in the parameters' ``.grad``, equal to what autograd
+    computes. The next value is ``Q_target(next)[argmax Q(next)]`` with ``double_q``
+    (double DQN: the online network's choice comes from the same forward pass, over the
+    observations stacked on the next observations) and ``max Q_target(next)`` without it.
+
+    The gradients live in one flat buffer (each ``.grad`` is a view of it, written in
+    place), so :meth:`clip_` measures and scales them with one operation each.
 
     Args:
         parameters: the Q-network's ``[weight, bias, weight, bias, ...]`` of its Linear
             layers, in order (ReLU between them).
-        both: observations then next observations, ``(2 * batch, obs_dim)``.
-        actions: taken actions, ``(batch, 1)`` int64.
-        rewards: rewards, ``(batch,)``.
-        discount: ``gamma * (1 - terminated)``, ``(batch,)``.
-        next_target: the target network's Q-values of the next observations,
-            ``(batch, n_actions)``.
-
-    Returns:
-        The loss, a 0-d tensor.
+        double_q: whether the next value is the double-DQN one.
 
     Example:
         >>> from palaestra.train.offpolicy import relu_mlp
         >>> net = relu_mlp(2, (4,), 3)
-        >>> params = list(net.parameters())
-        >>> loss = dqn_gradients(params, torch.ones(4, 2), torch.zeros(2, 1, dtype=torch.long),
-        ...                      torch.ones(2), torch.full((2,), 0.9), torch.zeros(2, 3))
-        >>> params[0].grad.shape, loss.ndim
-        (torch.Size([4, 2]), 0)
+        >>> gradients = DQNGradients(list(net.parameters()), double_q=False)
+        >>> error = gradients(torch.ones(2, 2), torch.zeros(2, 1, dtype=torch.long),
+        ...                   torch.ones(2, 1), torch.full((2, 1), 0.9), torch.zeros(2, 1))
+        >>> tuple(error.shape), tuple(net[0].weight.grad.shape)
+        ((2, 1), (4, 2))
     """
-    batch = len(actions)
-    weights, biases = parameters[0::2], parameters[1::2]
-    inputs = [both]
-    hidden = both
-    for weight, bias in zip(weights[:-1], biases[:-1]):
-        hidden = torch.addmm(bias, hidden, weight.t()).relu_()
-        inputs.append(hidden)
-    out = torch.addmm(biases[-1], hidden, weights[-1].t())
-    best = out[batch:].argmax(-1, keepdim=True)
-    target = torch.addcmul(rewards, discount, next_target.gather(-1, best).squeeze(-1))
-    q = out[:batch].gather(-1, actions).squeeze(-1)
-    loss = F.smooth_l1_loss(q, target)
-    # d(mean Huber)/dq = clamp(q - target, -1, 1) / batch, only at the taken action.
-    delta = torch.zeros_like(out[:batch]).scatter_(
-        -1, actions, (q - target).clamp_(-1.0, 1.0).div_(batch).unsqueeze(-1)
-    )
-    for layer in range(len(weights) - 1, -1, -1):
-        layer_input = inputs[layer][:batch]
-        weights[layer].grad = delta.t().mm(layer_input)
-        biases[layer].grad = delta.sum(0)
-        if layer:
-            delta = torch.ops.aten.threshold_backward(delta.mm(weights[layer]), layer_input, 0)
-    return loss
+
+    def __init__(self, parameters: list[Any], double_q: bool):
+        self.parameters = list(parameters)
+        self.double_q = bool(double_q)
+        self.weights, self.biases = self.parameters[0::2], self.parameters[1::2]
+        first = self.parameters[0]
+        self.flat = torch.zeros(
+            sum(p.numel() for p in self.parameters), dtype=first.dtype, device=first.device
+        )
+        self.grads = []
+        offset = 0
+        for p in self.parameters:
+            self.grads.append(self.flat[offset : offset + p.numel()].view_as(p))
+            offset += p.numel()
+        self.weight_grads, self.bias_grads = self.grads[0::2], self.grads[1::2]
+
+    def _bind(self) -> None:
+        for p, grad in zip(self.parameters, self.grads):
+            if p.grad is not grad:
+                p.grad = grad
+
+    @torch.no_grad()
+    def __call__(
+        self, inputs: Any, actions: Any, rewards: Any, discount: Any, next_values: Any
+    ) -> Any:
+        """Write one minibatch's gradients; return its TD errors ``q - target``.
+
+        Args:
+            inputs: observations, ``(batch, obs_dim)``; with ``double_q`` the observations
+                then the next observations, ``(2 * batch, obs_dim)``.
+            actions: taken actions, ``(batch, 1)`` int64.
+            rewards: rewards, ``(batch, 1)``.
+            discount: ``gamma * (1 - terminated)``, ``(batch, 1)``.
+            next_values: with ``double_q`` the target network's Q-values of the next
+                observations, ``(batch, n_actions)``; without it their maximum,
+                ``(batch, 1)``.
+
+        Returns:
+            The TD errors, ``(batch, 1)`` (their mean Huber loss is :func:`huber`).
+        """
+        self._bind()
+        batch = len(actions)
+        weights, biases = self.weights, self.biases
+        activations = [inputs]
+        hidden = inputs
+        for weight, bias in zip(weights[:-1], biases[:-1]):
+            hidden = torch.addmm(bias, hidden, weight.t()).relu_()
+            activations.append(hidden)
+        out = torch.addmm(biases[-1], hidden, weights[-1].t())
+        if self.double_q:
+            next_values = next_values.gather(-1, out[batch:].argmax(-1, keepdim=True))
+            out = out[:batch]
+        error = out.gather(-1, actions).sub_(torch.addcmul(rewards, discount, next_values))
+        # d(mean Huber)/dq = clamp(q - target, -1, 1) / batch, only at the taken action.
+        delta = torch.zeros_like(out).scatter_(
+            -1, actions, error.clamp(-1.0, 1.0).mul_(1.0 / batch)
+        )
+        for layer in range(len(weights) - 1, -1, -1):
+            layer_input = activations[layer]
+            if self.double_q:
+                layer_input = layer_input[:batch]
+            torch.mm(delta.t(), layer_input, out=self.weight_grads[layer])
+            torch.sum(delta, 0, out=self.bias_grads[layer])
+            if layer:
+                delta = torch.ops.aten.threshold_backward(delta.mm(weights[layer]), layer_input, 0)
+        return error
+
+    @torch.no_grad()
+    def clip_(self, max_norm: float) -> float:
+        """Scale the gradients to a global L2 norm of at most ``max_norm``.
+
+        The same scaling as :func:`~palaestra.train.offpolicy.clip_grad_norm` (factor
+        ``max_norm / (norm + 1e-6)`` when below 1).
+
+        Returns:
+            The norm before clipping, as a float.
+        """
+        norm = torch.linalg.vector_norm(self.flat)
+        total = float(norm)
+        if math.isfinite(max_norm) and total + 1e-6 > max_norm:
+            self.flat.mul_((max_norm / (norm + 1e-6)).clamp(max=1.0))
+        return total
 
 
 class _QActor:

@@ -1,6 +1,7 @@
 """The off-policy speed-ups compute what the plain versions compute.
 
-- ``dqn_gradients`` (hand-written double-DQN gradients) equals autograd on the same batch.
+- ``DQNGradients`` (hand-written DQN and double-DQN gradients) equals autograd on the same
+  batch, and a fast-path training round equals an autograd round.
 - ``AdamStep`` is bit-for-bit ``torch.optim.Adam(fused=True).step()``.
 - ``ReplayBuffer.sample_batches`` draws rows that are stored transitions, consistently.
 """
@@ -14,7 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-from palaestra.train.dqn import DQN, dqn_gradients  # noqa: E402
+from palaestra.train.dqn import DQN, DQNGradients, forward_in_chunks, huber  # noqa: E402
 from palaestra.train.offpolicy import AdamStep, ReplayBuffer, relu_mlp  # noqa: E402
 
 BATCH = 16
@@ -22,11 +23,15 @@ OBS_DIM = 4
 N_ACTIONS = 3
 
 
-def double_dqn_loss(q_net, obs, actions, rewards, discount, next_obs, next_target):
-    """The double-DQN Huber loss written plainly with autograd, as the reference."""
+def dqn_loss(q_net, obs, actions, rewards, discount, next_obs, next_target, double_q):
+    """The (double-)DQN Huber loss written plainly with autograd, as the reference."""
     with torch.no_grad():
-        best = q_net(next_obs).argmax(-1, keepdim=True)
-        target = rewards + discount * next_target.gather(-1, best).squeeze(-1)
+        if double_q:
+            best = q_net(next_obs).argmax(-1, keepdim=True)
+            next_q = next_target.gather(-1, best).squeeze(-1)
+        else:
+            next_q = next_target.max(-1).values
+        target = rewards + discount * next_q
     q = q_net(obs).gather(-1, actions).squeeze(-1)
     return F.smooth_l1_loss(q, target)
 
@@ -41,34 +46,71 @@ def make_dqn_batch(generator, reward_scale):
     return obs, actions, rewards, discount, next_obs, next_target
 
 
+def hand_gradients(q_net, batch, double_q):
+    """Run DQNGradients on one batch as the DQN round feeds it; return (errors, grads)."""
+    obs, actions, rewards, discount, next_obs, next_target = batch
+    if double_q:
+        inputs, next_values = torch.cat([obs, next_obs]), next_target
+    else:
+        inputs, next_values = obs, next_target.max(-1, keepdim=True).values
+    params = list(q_net.parameters())
+    errors = DQNGradients(params, double_q)(
+        inputs, actions, rewards.unsqueeze(-1), discount.unsqueeze(-1), next_values
+    )
+    return errors, [p.grad.clone() for p in params]
+
+
+@pytest.mark.parametrize("double_q", [True, False])
 @pytest.mark.parametrize("hidden_sizes", [(), (8,), (16, 16), (8, 8, 8)])
 @pytest.mark.parametrize("reward_scale", [0.1, 10.0])  # Huber's quadratic and linear parts
-def test_dqn_gradients_equal_autograd(hidden_sizes, reward_scale):
-    generator = torch.Generator().manual_seed(7)
+def test_dqn_gradients_equal_autograd(double_q, hidden_sizes, reward_scale):
     torch.manual_seed(1)
     q_net = relu_mlp(OBS_DIM, hidden_sizes, N_ACTIONS)
-    obs, actions, rewards, discount, next_obs, next_target = make_dqn_batch(generator, reward_scale)
-    reference = double_dqn_loss(q_net, obs, actions, rewards, discount, next_obs, next_target)
+    batch = make_dqn_batch(torch.Generator().manual_seed(7), reward_scale)
+    reference = dqn_loss(q_net, *batch, double_q=double_q)
     reference.backward()
     expected = [p.grad.clone() for p in q_net.parameters()]
+    errors, grads = hand_gradients(q_net, batch, double_q)
+    assert float(huber(errors)) == pytest.approx(float(reference.detach()), rel=1e-6)
+    for grad, want in zip(grads, expected):
+        torch.testing.assert_close(grad, want, rtol=1e-5, atol=1e-6)
+
+
+def test_dqn_gradients_clip_scales_to_the_max_norm_and_returns_the_norm_before():
+    torch.manual_seed(1)
+    q_net = relu_mlp(OBS_DIM, (8,), N_ACTIONS)
+    batch = make_dqn_batch(torch.Generator().manual_seed(7), 10.0)
     params = list(q_net.parameters())
-    loss = dqn_gradients(
-        params, torch.cat([obs, next_obs]), actions, rewards, discount, next_target
-    )
-    assert float(loss.detach()) == pytest.approx(float(reference), rel=1e-6)
-    for param, grad in zip(params, expected):
-        torch.testing.assert_close(param.grad, grad, rtol=1e-5, atol=1e-6)
+    gradients = DQNGradients(params, double_q=False)
+    obs, actions, rewards, discount, _, next_target = batch
+    gradients(obs, actions, rewards[:, None], discount[:, None], next_target.max(-1)[0][:, None])
+    before = float(torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in params])))
+    assert gradients.clip_(before / 4) == pytest.approx(before, rel=1e-6)
+    after = float(torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in params])))
+    assert after == pytest.approx(before / 4, rel=1e-5)
 
 
-def test_dqn_fast_path_round_matches_autograd_round():
+def test_forward_in_chunks_equals_one_pass():
+    torch.manual_seed(0)
+    net = relu_mlp(OBS_DIM, (8,), N_ACTIONS)
+    x = torch.randn(6, 5, OBS_DIM)
+    torch.testing.assert_close(forward_in_chunks(net, x, rows=4), net(x))
+
+
+@pytest.mark.parametrize("double_q", [True, False])
+def test_dqn_fast_path_round_matches_autograd_round(double_q):
     hp = dict(learning_starts=64, batch_size=16, gradient_steps=4, hidden_sizes=(16,), seed=2)
-    fast, slow = (DQN("MlpPolicy", "CartPole-v1", fast_path=f, **hp) for f in (True, False))
+    fast, slow = (
+        DQN("MlpPolicy", "CartPole-v1", fast_path=f, double_q=double_q, **hp) for f in (True, False)
+    )
     for agent in (fast, slow):
         agent.learn(64, progress_bar=False)  # same seed: same transitions, no update yet
         agent._train()
+        agent._train()  # the second round runs with a target network behind the Q-network
     for a, b in zip(fast.q_net.parameters(), slow.q_net.parameters()):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
     assert fast._last["loss"] == pytest.approx(slow._last["loss"], rel=1e-5)
+    assert fast.num_updates == slow.num_updates == 8
 
 
 def test_adam_step_is_bitwise_fused_adam():
