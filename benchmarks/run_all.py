@@ -140,12 +140,28 @@ SUITE += [
 SUITE += [
     Section(
         "LunarLander-v3 (N=8): pool vs Gymnasium's SyncVectorEnv",
-        ["LunarLander-v3", "--modes", "pool,sync,gym-sync", "--num-envs", "8", "--steps", "400"],
+        [
+            "LunarLander-v3",
+            "--modes",
+            "pool,pool-parent,sync,gym-sync",
+            "--num-envs",
+            "8",
+            "--steps",
+            "400",
+        ],
         "gym-sync",
     ),
     Section(
         "LunarLander-v3 (N=8): pool vs Gymnasium's AsyncVectorEnv",
-        ["LunarLander-v3", "--modes", "pool,async,gym-async", "--num-envs", "8", "--steps", "400"],
+        [
+            "LunarLander-v3",
+            "--modes",
+            "pool,pool-parent,async,gym-async",
+            "--num-envs",
+            "8",
+            "--steps",
+            "400",
+        ],
         "gym-async",
     ),
     Section(

@@ -14,7 +14,8 @@ with status 1.
 Modes: ``native`` (the env's natively batched class, numpy), ``native-numba`` (the same with
 the numba accelerator), ``default`` (``make_vec(id, n)`` with no other argument), ``sync``,
 ``async``, ``pool`` (lockstep), ``pool-recv`` (EnvPool-style ``send``/``recv`` with half the
-sub-envs per batch), and the references ``gym-native``, ``gym-sync``, ``gym-async``,
+sub-envs per batch), ``pool-parent`` (lockstep, the parent stepping one group itself:
+``parent_group=True``), and the references ``gym-native``, ``gym-sync``, ``gym-async``,
 ``gym-default`` (Gymnasium, when installed) and ``envpool`` (when installed).
 
 Example:
@@ -139,6 +140,7 @@ MODES: dict[str, tuple[Callable[[str, int], Any], str | None]] = {
     "async": (_palaestra("async"), None),
     "pool": (_palaestra("pool"), None),
     "pool-recv": (_palaestra("pool"), None),
+    "pool-parent": (_palaestra("pool", parent_group=True), None),
     "gym-native": (_gymnasium("vector_entry_point"), "gymnasium"),
     "gym-sync": (_gymnasium("sync"), "gymnasium"),
     "gym-async": (_gymnasium("async"), "gymnasium"),
