@@ -130,7 +130,7 @@ class GeneratorBatch:
         # in ``_before_high`` and ``_before_low``. Handing a draw out is then only clearing
         # its ready flag, with no state to copy.
         self._ahead_count = 0
-        self._ahead = np.zeros((num_envs, 0))
+        self._ahead = np.zeros((0, num_envs))
         self._before_high, self._before_low = np.zeros((2, num_envs), dtype=np.uint64)
         self._ahead_ready = np.zeros(num_envs, dtype=np.bool_)
 
@@ -176,7 +176,7 @@ class GeneratorBatch:
         if indices is None:
             self._drop_ahead()
             draws, self._high[:], self._low[:] = self._jump(slice(None), count)
-            return draws
+            return draws.T
         return self._hand_out_ahead(indices, count)
 
     def _hand_out_ahead(self, indices: np.ndarray, count: int) -> np.ndarray:
@@ -190,7 +190,7 @@ class GeneratorBatch:
         if count != self._ahead_count:
             self._drop_ahead()
             self._ahead_count = count
-            self._ahead = np.zeros((self.num_envs, count))
+            self._ahead = np.zeros((count, self.num_envs))
         ready = self._ahead_ready
         # count_nonzero and take: a fraction of the cost of a ufunc reduction and of a
         # fancy index on small selections.
@@ -198,10 +198,10 @@ class GeneratorBatch:
             rows = (~ready).nonzero()[0]
             self._before_high[rows] = self._high[rows]
             self._before_low[rows] = self._low[rows]
-            self._ahead[rows], self._high[rows], self._low[rows] = self._jump(rows, count)
+            self._ahead[:, rows], self._high[rows], self._low[rows] = self._jump(rows, count)
             ready[rows] = True
         ready[indices] = False
-        return self._ahead.take(indices, axis=0)
+        return self._ahead.take(indices, axis=1).T
 
     def _drop_ahead(self) -> None:
         """Forget every draw made ahead: its streams go back to their state before it."""
@@ -219,24 +219,31 @@ class GeneratorBatch:
         )
 
     def _jump(self, rows: Any, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return ``count`` doubles from each stream in ``rows`` and the states after them."""
+        """Return ``count`` doubles of each stream in ``rows`` (``(count, k)``), new states."""
         multipliers, (increment_high, increment_low) = self._jump_table(count)
+        if isinstance(rows, slice):
+            return doubles_after_jumps(
+                self._high, self._low, multipliers, (increment_high, increment_low)
+            )
         return doubles_after_jumps(
-            self._high[rows][:, None],
-            self._low[rows][:, None],
+            self._high.take(rows),
+            self._low.take(rows),
             multipliers,
-            (increment_high[rows], increment_low[rows]),
+            (increment_high.take(rows, axis=1), increment_low.take(rows, axis=1)),
         )
 
     def _jump_table(self, count: int) -> Any:
-        """Return the constants that draw ``count`` doubles from every stream in one jump."""
+        """Return the constants that draw ``count`` doubles from every stream in one jump.
+
+        They are the multipliers' halves, ``(count, 1)``, and every stream's increments,
+        ``(count, num_envs)``.
+        """
         table = self._jumps.get(count)
         if table is None:
             multipliers, factors = jump_constants(count)
-            multiplier_halves = tuple(half[None] for half in _halves(multipliers))
-            increments = multiply_128(
-                self._inc_high[:, None], self._inc_low[:, None], *_halves(factors)
-            )
+            multiplier_halves = tuple(half[:, None] for half in _halves(multipliers))
+            factor_halves = (half[:, None] for half in _halves(factors))
+            increments = multiply_128(self._inc_high, self._inc_low, *factor_halves)
             table = self._jumps[count] = (multiplier_halves, increments)
         return table
 

@@ -122,8 +122,8 @@ def multiply_128(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return the product of two 128-bit numbers (as ``uint64`` halves) modulo 2**128.
 
-    The halves broadcast against each other, so a column of states times a row of
-    constants gives a table of products.
+    The halves broadcast against each other, so a column of constants times a row of
+    states gives a table of products (the long axis last keeps numpy's inner loops long).
 
     Example:
         >>> x, y = 2**100 + 3, 2**127 + 2**63 + 5
@@ -131,10 +131,26 @@ def multiply_128(
         >>> join_state(*multiply_128(*halves(x), *halves(y)))[0] == x * y % 2**128
         True
     """
-    product_high, product_low = _multiply_wide(low, other_low)
+    # The low half is the wrapped 64-bit product; the high half adds the high 64 bits of
+    # low * other_low (from 32-bit pieces) to the two cross products.
+    low_low, low_high = low & _LOW_32, low >> _32
+    other_low_low, other_low_high = other_low & _LOW_32, other_low >> _32
+    cross_1 = low_low * other_low_high
+    cross_2 = low_high * other_low_low
+    middle = low_low * other_low_low
+    middle >>= _32
+    middle += cross_1 & _LOW_32
+    middle += cross_2 & _LOW_32
+    middle >>= _32
+    product_high = low_high * other_low_high
+    product_high += middle
+    cross_1 >>= _32
+    product_high += cross_1
+    cross_2 >>= _32
+    product_high += cross_2
     product_high += low * other_high
     product_high += high * other_low
-    return product_high, product_low
+    return product_high, low * other_low
 
 
 def doubles_after_jumps(
@@ -143,32 +159,33 @@ def doubles_after_jumps(
     multipliers: tuple[np.ndarray, np.ndarray],
     increments: tuple[np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Draw ``count`` doubles from each of ``k`` streams in one pass over a ``(k, count)`` table.
+    """Draw ``count`` doubles from each of ``k`` streams in one pass over a ``(count, k)`` table.
 
-    Column ``j`` holds the state ``j + 1`` steps ahead, reached in one jump (see
+    Row ``j`` holds the states ``j + 1`` steps ahead, reached in one jump (see
     :func:`jump_constants`) rather than ``j + 1`` sequential steps: a few operations on one
-    table instead of a few dozen per column.
+    table instead of a few dozen per row. The streams run along the last axis, so that each
+    operation is one long loop over them (not ``k`` loops of ``count``).
 
     Args:
-        high: the high halves of the streams' states, shape ``(k, 1)``.
-        low: their low halves, shape ``(k, 1)``.
-        multipliers: halves of ``a**j``, shape ``(1, count)``.
+        high: the high halves of the streams' states, shape ``(k,)``.
+        low: their low halves, shape ``(k,)``.
+        multipliers: halves of ``a**j``, shape ``(count, 1)``.
         increments: halves of each stream's increment times the factor of ``j``,
-            shape ``(k, count)``.
+            shape ``(count, k)``.
 
     Returns:
-        The doubles ``(k, count)`` and the halves of the streams' last states, ``(k,)``.
+        The doubles ``(count, k)`` and the halves of the streams' last states, ``(k,)``.
 
     Example:
         >>> gen = np.random.Generator(np.random.PCG64(7))
         >>> state = split_state([gen.bit_generator.state["state"]])
         >>> multipliers, factors = jump_constants(3)
         >>> table = lambda values: split_state([{"state": v, "inc": 0} for v in values])[:2]
-        >>> increments = multiply_128(state[2][:, None], state[3][:, None], *table(factors))
+        >>> increments = multiply_128(state[2], state[3], *(t[:, None] for t in table(factors)))
         >>> a_high, a_low = table(multipliers)
         >>> doubles, *_ = doubles_after_jumps(
-        ...     state[0][:, None], state[1][:, None], (a_high[None], a_low[None]), increments)
-        >>> doubles[0].tolist() == gen.random(3).tolist()
+        ...     state[0], state[1], (a_high[:, None], a_low[:, None]), increments)
+        >>> doubles[:, 0].tolist() == gen.random(3).tolist()
         True
     """
     jumped_high, jumped_low = multiply_128(high, low, *multipliers)
@@ -179,7 +196,7 @@ def doubles_after_jumps(
     jumped_high += jumped_low < increment_low
     doubles = pcg64_output(jumped_high, jumped_low)
     doubles >>= _11
-    return doubles * _DOUBLE_UNIT, jumped_high[:, -1], jumped_low[:, -1]
+    return doubles * _DOUBLE_UNIT, jumped_high[-1], jumped_low[-1]
 
 
 def split_state(states: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
