@@ -298,7 +298,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         timeout: float = 60.0,
         restart_failed: bool = False,
         max_restarts: int = 3,
-        spin_us: float = _SPIN_US,
+        spin_us: float | None = None,
         parent_group: bool = False,
     ):
         self.num_envs = self._count_envs(env_fns, vector_env_fn, num_envs)
@@ -310,6 +310,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self.restart_failed = restart_failed
         self._budget = RestartBudget(max_restarts, "PoolVectorEnv")
         self.max_restarts = max_restarts
+        if spin_us is None:
+            spin_us = _SPIN_US
         if not spin_us >= 0:
             raise ValueError(f"spin_us must be a number of microseconds >= 0, got {spin_us!r}.")
         cores = os.cpu_count() or 1
