@@ -27,6 +27,14 @@ from palaestra.error import DependencyNotInstalled, WorkerError
 
 ray = pytest.importorskip("ray")
 from palaestra.vector.ray import RayVectorEnv  # noqa: E402
+from palaestra.vector.ray._channel import (  # noqa: E402
+    ChannelClosed,
+    Pending,
+    connect,
+    receive,
+    send,
+    serve,
+)
 from tests.vector.ray_scenario import differential  # noqa: E402
 
 MODES = ["NextStep", "SameStep", "Disabled"]
@@ -96,6 +104,76 @@ def test_missing_ray_raises_dependency_not_installed_naming_the_extra(monkeypatc
 def test_bad_arguments_are_refused_before_ray_starts(kwargs, message):
     with pytest.raises(ValueError, match=message):
         RayVectorEnv([lambda: gym.make("CartPole-v1")] * 4, **kwargs)
+
+
+def test_an_unknown_transport_is_refused_naming_the_choices():
+    with pytest.raises(ValueError, match=r'transport must be "auto" .* or "ray" .*got \'pipe\''):
+        RayVectorEnv([lambda: gym.make("CartPole-v1")] * 2, transport="pipe")
+
+
+# The direct channel (no Ray needed) -----------------------------------------------------------
+
+
+@pytest.fixture
+def channel():
+    """A served channel answering ``(command, data)`` with ``(command, data * 2)``."""
+    token = b"0123456789abcdef"
+    connection = connect(serve(token, lambda command, data: (command, data * 2)), token, 5.0)
+    yield connection
+    connection.close()
+
+
+def test_a_channel_answers_each_command_in_order(channel):
+    for value in (1, 2, 3):
+        send(channel, ("step", np.array([value])))
+    replies = [receive(channel) for _ in range(3)]
+
+    assert [(command, data.tolist()) for command, data in replies] == [
+        ("step", [2]),
+        ("step", [4]),
+        ("step", [6]),
+    ]
+
+
+def test_a_channel_carries_values_plain_pickle_cannot():
+    token = b"0123456789abcdef"
+    connection = connect(serve(token, lambda command, data: data(20)), token, 5.0)
+    send(connection, ("_call", lambda x: x + 1))
+
+    assert receive(connection) == 21
+    connection.close()
+
+
+def test_a_channel_with_the_wrong_token_is_closed_unanswered():
+    connection = connect(serve(b"0123456789abcdef", lambda c, d: d), b"fedcba9876543210", 5.0)
+
+    with pytest.raises(ChannelClosed):
+        send(connection, ("step", 1))
+        receive(connection)
+    connection.close()
+
+
+def test_a_channel_whose_server_ends_reads_as_closed():
+    left, right = socket.socketpair()
+    pending = Pending(left)
+    right.close()
+
+    with pytest.raises(ChannelClosed, match="the other end closed the channel"):
+        pending.take()
+    left.close()
+
+
+def test_a_channel_socket_lives_in_a_private_directory_removed_once_connected():
+    token = b"0123456789abcdef"
+    path = serve(token, lambda c, d: d)
+    mode = os.stat(os.path.dirname(path)).st_mode & 0o777
+    connection = connect(path, token, 5.0)
+    send(connection, ("step", 0))
+    receive(connection)
+
+    assert mode == 0o700
+    assert not os.path.exists(os.path.dirname(path))
+    connection.close()
 
 
 def test_ray_is_a_vectorization_mode():

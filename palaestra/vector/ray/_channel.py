@@ -110,7 +110,10 @@ def _read_exactly(connection: socket.socket, size: int) -> bytearray:
     view = memoryview(buffer)
     got = 0
     while got < size:
-        count = connection.recv_into(view[got:])
+        try:
+            count = connection.recv_into(view[got:])
+        except ConnectionResetError as error:
+            raise ChannelClosed("the other end closed the channel (reset)") from error
         if count == 0:
             raise ChannelClosed("the other end closed the channel")
         got += count
