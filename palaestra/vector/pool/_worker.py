@@ -167,7 +167,12 @@ class PoliteWait:
         return self.spin_s > 0.0 and self.typical_s < self.spin_s
 
     def record(self, waited_s: float) -> None:
-        """Add one wait's length to the running average."""
+        """Add one wait's length to the running average.
+
+        A wait counts as at most twice ``spin_s``: long enough to stop polling, short enough
+        that a few quick waits after a long pause bring polling back.
+        """
+        waited_s = min(waited_s, 2.0 * self.spin_s)
         self.typical_s += self._WEIGHT * (waited_s - self.typical_s)
 
     def acquire(self, semaphore: Any, timeout: float) -> bool:

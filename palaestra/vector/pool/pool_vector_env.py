@@ -574,10 +574,10 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         block["command"][index] = command
         block["sequence"][index] += 1
         self._in_flight.add(index)
-        local.inbox = None if payload is None else payload(worker)
         local.reply = None
         group = local.group
         try:
+            local.inbox = None if payload is None else payload(worker)
             name, data = group.arguments(command)
             reply, success = answer(worker.start, group.run, name, data, group.envs.action_space)
         finally:
