@@ -76,10 +76,36 @@ def make(env_id: str, num_envs: int, name: str, **env_kwargs: Any) -> Any:
 def measure(env_id: str, num_envs: int, name: str, steps: int, **env_kwargs: Any) -> float:
     """Steps/s of ``num_envs`` copies of ``env_id`` in mode ``name``."""
     envs = make(env_id, num_envs, name, **env_kwargs)
+    pids = [pid for _, pid in getattr(envs, "placements", [])]
     try:
         return steps_per_second(envs, steps)
     finally:
         envs.close()
+        settle(pids)
+
+
+def settle(pids: list[int], seconds: float = 2.0) -> None:
+    """Wait until the processes ``pids`` (closed actors) ended, then ``seconds`` more.
+
+    ``close`` kills the actors asynchronously and Ray then starts idle workers; a
+    measurement started meanwhile would share the cores with them.
+    """
+    deadline = time.monotonic() + 30
+    while pids and time.monotonic() < deadline:
+        pids = [pid for pid in pids if _alive(pid)]
+        time.sleep(0.1)
+    if pids is not None:
+        time.sleep(seconds)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def busy(num_envs: int, steps: int, repeats: int) -> None:

@@ -10,6 +10,10 @@ with their own type through the process layer's error transport, a dead or hung 
 :class:`~palaestra.error.WorkerError`, and with ``restart_failed`` it is replaced (within a
 :class:`~palaestra.vector.processes.RestartBudget`) and its episodes come back truncated with
 ``info["worker_restarted"]`` and ``info["restart_reason"]``.
+
+Commands reach an actor on the parent's own Ray node over a direct channel
+(:mod:`palaestra.vector.ray._channel`) and an actor elsewhere as Ray actor calls; the parent
+waits on both kinds in :meth:`RayVectorEnv._gather`.
 """
 
 from __future__ import annotations
