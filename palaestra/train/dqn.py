@@ -158,6 +158,9 @@ class DQN(OffPolicyAgent):
         self.target_net = relu_mlp(self.obs_dim, cfg.hidden_sizes, self.n_actions)
         self.target_net.load_state_dict(self.q_net.state_dict())
         self.target_net.to(self.device).requires_grad_(False)
+        for module in self.target_net:  # no autograd graph runs through the target network
+            if isinstance(module, torch.nn.ReLU):
+                module.inplace = True
         self._parameters = list(self.q_net.parameters())
         self._target_parameters = list(self.target_net.parameters())
         self.optimizer = torch.optim.Adam(
@@ -352,6 +355,10 @@ def forward_in_chunks(network: Any, inputs: Any, rows: int = TARGET_CHUNK) -> An
     return out.reshape(*inputs.shape[:-1], out.shape[-1])
 
 
+NARROW_INPUT = 64
+"""Observation sizes up to which :class:`DQNGradients` uses NumPy for the first layer."""
+
+
 def huber(errors: Any) -> Any:
     """Mean Huber loss (``smooth_l1_loss`` with beta 1) of TD errors ``q - target``.
 
@@ -403,6 +410,10 @@ class DQNGradients:
             self.grads.append(self.flat[offset : offset + p.numel()].view_as(p))
             offset += p.numel()
         self.weight_grads, self.bias_grads = self.grads[0::2], self.grads[1::2]
+        # MKL is slow at products with a narrow side (a few observation features); on the
+        # CPU NumPy's BLAS computes the first layer's weight gradient several times faster.
+        narrow = first.device.type == "cpu" and first.shape[1] <= NARROW_INPUT
+        self._first_grad = self.weight_grads[0].numpy() if narrow else None
 
     def _bind(self) -> None:
         for p, grad in zip(self.parameters, self.grads):
@@ -449,7 +460,10 @@ class DQNGradients:
             layer_input = activations[layer]
             if self.double_q:
                 layer_input = layer_input[:batch]
-            torch.mm(delta.t(), layer_input, out=self.weight_grads[layer])
+            if layer == 0 and self._first_grad is not None:
+                np.matmul(delta.numpy().T, layer_input.numpy(), out=self._first_grad)
+            else:
+                torch.mm(delta.t(), layer_input, out=self.weight_grads[layer])
             torch.sum(delta, 0, out=self.bias_grads[layer])
             if layer:
                 delta = torch.ops.aten.threshold_backward(delta.mm(weights[layer]), layer_input, 0)

@@ -292,7 +292,8 @@ class AdamStep:
     After the optimizer's first step has created its state, each call bumps the step
     counters and runs the same fused Adam kernel that ``Adam.step`` runs, on cached lists
     of parameters and moments (re-read when the optimizer's state is replaced, e.g. by
-    ``load_state_dict``). Anything else (a non-fused optimizer, several parameter groups,
+    ``load_state_dict``); the per-parameter step counters are made views of one tensor,
+    bumped with one add. Anything else (a non-fused optimizer, several parameter groups,
     AMSGrad, ``maximize``, mixed devices or dtypes, a missing gradient) goes through
     ``optimizer.step()``. The result is bit-for-bit the same as ``optimizer.step()``.
 
@@ -333,13 +334,20 @@ class AdamStep:
         if not self._supported() or not all(p in state and "exp_avg" in state[p] for p in params):
             return None
         kinds = {(p.device, p.dtype) for p in params}
-        if len(kinds) != 1:
+        steps = [state[p]["step"] for p in params]
+        if len(kinds) != 1 or len({(s.device, s.dtype, s.shape) for s in steps}) != 1:
             return None
+        # The step counters become views of one tensor, so one add bumps them all
+        # (``_foreach_add_`` on 0-d CPU tensors runs a slow per-tensor path).
+        counters = torch.stack([s.detach() for s in steps])
+        for index, p in enumerate(params):
+            state[p]["step"] = counters[index]
         return (
             list(params),
             [state[p]["exp_avg"] for p in params],
             [state[p]["exp_avg_sq"] for p in params],
             [state[p]["step"] for p in params],
+            counters,
         )
 
     def __call__(self) -> None:
@@ -350,7 +358,7 @@ class AdamStep:
         if self._lists is None:
             self.optimizer.step()
             return
-        params, exp_avgs, exp_avg_sqs, steps = self._lists
+        params, exp_avgs, exp_avg_sqs, steps, counters = self._lists
         grads = [p.grad for p in params]
         if any(g is None for g in grads):
             self.optimizer.step()
@@ -358,7 +366,7 @@ class AdamStep:
         group = self.optimizer.param_groups[0]
         beta1, beta2 = group["betas"]
         with torch.no_grad():
-            torch._foreach_add_(steps, 1)
+            counters.add_(1)
             torch._fused_adam_(
                 params,
                 grads,

@@ -15,7 +15,13 @@ import pytest
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-from palaestra.train.dqn import DQN, DQNGradients, forward_in_chunks, huber  # noqa: E402
+from palaestra.train.dqn import (  # noqa: E402
+    DQN,
+    NARROW_INPUT,
+    DQNGradients,
+    forward_in_chunks,
+    huber,
+)
 from palaestra.train.offpolicy import AdamStep, ReplayBuffer, relu_mlp  # noqa: E402
 
 BATCH = 16
@@ -36,9 +42,9 @@ def dqn_loss(q_net, obs, actions, rewards, discount, next_obs, next_target, doub
     return F.smooth_l1_loss(q, target)
 
 
-def make_dqn_batch(generator, reward_scale):
-    obs = torch.randn(BATCH, OBS_DIM, generator=generator)
-    next_obs = torch.randn(BATCH, OBS_DIM, generator=generator)
+def make_dqn_batch(generator, reward_scale, obs_dim=OBS_DIM):
+    obs = torch.randn(BATCH, obs_dim, generator=generator)
+    next_obs = torch.randn(BATCH, obs_dim, generator=generator)
     actions = torch.randint(0, N_ACTIONS, (BATCH, 1), generator=generator)
     rewards = reward_scale * torch.randn(BATCH, generator=generator)
     discount = 0.99 * (torch.rand(BATCH, generator=generator) > 0.2).float()
@@ -72,6 +78,19 @@ def test_dqn_gradients_equal_autograd(double_q, hidden_sizes, reward_scale):
     expected = [p.grad.clone() for p in q_net.parameters()]
     errors, grads = hand_gradients(q_net, batch, double_q)
     assert float(huber(errors)) == pytest.approx(float(reference.detach()), rel=1e-6)
+    for grad, want in zip(grads, expected):
+        torch.testing.assert_close(grad, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("double_q", [True, False])
+def test_dqn_gradients_equal_autograd_for_wide_observations(double_q):
+    obs_dim = NARROW_INPUT + 1  # the first layer's gradient through torch, not NumPy
+    torch.manual_seed(1)
+    q_net = relu_mlp(obs_dim, (8,), N_ACTIONS)
+    batch = make_dqn_batch(torch.Generator().manual_seed(7), 1.0, obs_dim)
+    dqn_loss(q_net, *batch, double_q=double_q).backward()
+    expected = [p.grad.clone() for p in q_net.parameters()]
+    _, grads = hand_gradients(q_net, batch, double_q)
     for grad, want in zip(grads, expected):
         torch.testing.assert_close(grad, want, rtol=1e-5, atol=1e-6)
 
@@ -142,6 +161,19 @@ def test_adam_step_falls_back_for_unfused_adam():
         step()
     assert float(optimizer.state[p]["step"]) == 2.0
     assert p.detach().tolist() == pytest.approx([0.8, 0.8])
+
+
+def test_adam_step_counters_advance_once_per_step_through_a_fallback_step():
+    params = [torch.nn.Parameter(torch.zeros(2)), torch.nn.Parameter(torch.zeros(3))]
+    optimizer = torch.optim.Adam(params, lr=0.1, fused=True)
+    step = AdamStep(optimizer)
+    for p in params:
+        p.grad = torch.ones_like(p)
+    step()
+    step()  # the fast step, on shared counters
+    params[1].grad = None
+    step()  # falls back to optimizer.step(), which skips the parameter without a gradient
+    assert [float(optimizer.state[p]["step"]) for p in params] == [3.0, 2.0]
 
 
 def test_adam_step_follows_a_loaded_optimizer_state():
