@@ -89,3 +89,27 @@ def test_draws_of_row_subsets_reseeds_and_full_draws_follow_each_stream():
     snapshots = batch.generators
     for row in range(5):
         assert snapshots[row].random() == generators[row].random()
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    operations=st.lists(
+        st.tuples(st.sets(st.integers(0, 5), min_size=1), st.integers(1, 3), st.booleans()),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_subset_draws_of_changing_sizes_and_snapshots_follow_each_stream(operations):
+    """Draws made ahead for streams not drawn from (or of another size) are never counted."""
+    seeds = [21, 22, 23, 24, 25, 26]
+    batch = GeneratorBatch(len(seeds))
+    batch.seed(np.arange(6), seeds)
+    generators = [seeding.np_random(seed)[0] for seed in seeds]
+    for rows, count, snapshot in operations:
+        selected = np.array(sorted(rows))
+        draws = batch.rows(selected).uniform(size=(len(selected), count))
+        for row, values in zip(selected, draws, strict=True):
+            np.testing.assert_array_equal(values, generators[row].uniform(size=count))
+        if snapshot:
+            states = [g.bit_generator.state for g in batch.generators]
+            assert states == [g.bit_generator.state for g in generators]
