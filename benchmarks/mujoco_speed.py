@@ -4,8 +4,9 @@ Prints one JSON line per measurement, with ratios measured side by side in the s
 (repeats interleaved round-robin, so machine load drifts hit every mode alike):
 
 * ``vector``: env-steps per second of ``make_vec(id, n)`` (palaestra's batched
-  ``MujocoVectorEnv``, ``native``: its default thread-pool stepper, ``native-batch``: one
-  ``mujoco.batch`` call) and of Gymnasium's ``SyncVectorEnv`` / ``AsyncVectorEnv`` and
+  ``MujocoVectorEnv``, ``native``: its default stepper, one ``mujoco.batch`` call per step,
+  ``native-threads``: one ``MjData`` per sub-env on a pool of Python threads) and of
+  Gymnasium's ``SyncVectorEnv`` / ``AsyncVectorEnv`` and
   EnvPool's synchronous pool (when ``envpool`` imports), with ``ratio_to_gym-sync`` and
   ``ratio_to_gym-async``;
 * ``single``: seconds per ``step`` of ``palaestra.make(id)`` and ``gymnasium.make(id)``,
@@ -19,7 +20,9 @@ optree`` plus ``envpool-assets`` in a second directory, with empty MyoSuite meta
 "numpy2_broken_ids": []}``) and an empty ``envpool/atari/roms`` directory; put both
 directories on ``PYTHONPATH``. (``mjbatch`` 0.1.4 installs too, but pins ``mujoco==3.14.0``,
 whose binary cannot run beside the ``mujoco`` 4.0.0 the suite needs; MuJoCo 4.0's own
-``mujoco.batch`` is measured instead, as ``native-batch``.)
+``mujoco.batch`` is measured instead: it is ``native``.) ``benchmarks/run_all.py`` keeps a
+caller's ``PYTHONPATH`` after the tree's, so the same directories give its MuJoCo sections
+their EnvPool column.
 
 Usage (from the repository root)::
 
@@ -50,7 +53,7 @@ def _makers() -> dict[str, Any]:
 
     makers = {
         "native": lambda env_id, n: palaestra.make_vec(env_id, n),
-        "native-batch": lambda env_id, n: palaestra.make_vec(env_id, n, stepper="batch"),
+        "native-threads": lambda env_id, n: palaestra.make_vec(env_id, n, stepper="threads"),
         "gym-sync": lambda env_id, n: gymnasium.make_vec(env_id, n, vectorization_mode="sync"),
         "gym-async": lambda env_id, n: gymnasium.make_vec(env_id, n, vectorization_mode="async"),
     }

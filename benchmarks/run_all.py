@@ -210,7 +210,10 @@ def run_section(
     extra = ["--steps", "30", "--repeats", "2"] if quick else ["--repeats", "5"]
     command = [sys.executable, "-m", "palaestra", "bench", *arguments, *extra]
     command += ["--reference", section.reference]
-    env = {**os.environ, **section.environment, "PYTHONPATH": str(root)}
+    # The tree first; a caller's PYTHONPATH after it (e.g. where EnvPool was installed with
+    # --no-deps --target, as benchmarks/mujoco_speed.py describes).
+    path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, **section.environment, "PYTHONPATH": path}
     env["PALAESTRA_BENCH_FORMAT"] = "json"  # JSON lines, not bench's default table
     output = subprocess.run(
         command, check=True, capture_output=True, text=True, cwd=root, env=env

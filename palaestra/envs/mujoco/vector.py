@@ -1,9 +1,10 @@
 """The natively batched MuJoCo environments: every sub-env stepped in C threads at once.
 
 :class:`MujocoVectorEnv` advances all sub-environments' simulations together, in parallel
-C code with the GIL released (see :mod:`palaestra.envs.mujoco._simulations`: one ``MjData``
-per sub-env stepped on a thread pool, or MuJoCo's own :class:`mujoco.batch.Batch`), bit for
-bit as a loop of ``mj_step`` over one ``MjData`` each would. Observations, rewards and
+C code with the GIL released (see :mod:`palaestra.envs.mujoco._simulations`: by default
+MuJoCo's own :class:`mujoco.batch.Batch`, one C call per step on its thread pool, or one
+``MjData`` per sub-env stepped on a pool of Python threads), bit for bit as a loop of
+``mj_step`` over one ``MjData`` each would. Observations, rewards and
 terminations are then computed for the whole batch in numpy by the single environment's own
 step hooks (:mod:`palaestra.envs.mujoco._task`), so that the results equal
 ``make_vec(id, n, vectorization_mode="sync")``'s exactly for the same seeds, in every
