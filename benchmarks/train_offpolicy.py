@@ -5,7 +5,9 @@ Both trainers use the same hyper-parameters, rl-baselines3-zoo's tuned sets:
 - DQN on CartPole-v1: learning rate 2.3e-3, batch 64, buffer 100000, learning starts 1000,
   gamma 0.99, target update every 10 steps, train every 256 steps with 128 gradient steps,
   exploration fraction 0.16 to a final epsilon of 0.04, 256x256 ReLU Q-network, budget 50000.
-  (palaestra's DQN is a double DQN; Stable-Baselines3's is not.)
+  palaestra's DQN is a double DQN by default, Stable-Baselines3's is not: the DQN runs time
+  both palaestra variants, ``palaestra`` (double DQN, the default) and ``palaestra-dqn``
+  (``double_q=False``, SB3's algorithm exactly), against SB3.
 - SAC on Pendulum-v1: learning rate 1e-3, the rest SB3's defaults (buffer 1e6, batch 256,
   tau 0.005, gamma 0.99, one gradient step per env step, learning starts 100, automatic
   entropy coefficient, 256x256 ReLU actor and twin critics), budget 20000.
@@ -17,8 +19,11 @@ reported seconds are training time only. Both use one torch thread; seeds altern
 the trainers so machine load hits both alike.
 
 Usage:
-    python benchmarks/train_offpolicy.py --algo dqn [--seeds 5]
-    python benchmarks/train_offpolicy.py --algo sac [--seeds 5]
+    python benchmarks/train_offpolicy.py --algo dqn [--seeds 5] [--first-seed 0]
+    python benchmarks/train_offpolicy.py --algo sac [--seeds 5] [--first-seed 0]
+
+``--first-seed`` lets a 5-seed measurement be split into short runs (one seed each); the
+summary lines of each run cover only its own seeds, so combine the ``"kind": "run"`` lines.
 
 ``--proxy`` measures a steadier number instead: after ``learning_starts`` untimed steps, the
 wall time of ``--proxy-steps`` further env steps (with their gradient steps) for both
@@ -27,15 +32,18 @@ steps; SAC: 10000); one ``"kind": "proxy"`` line per repeat and a ``"kind": "pro
 line with the medians.
 
 Output: one JSON line per run (``"kind": "run"``), one per trainer (``"kind": "summary"``)
-and a ``"kind": "ratio"`` line (SB3's median seconds over palaestra's).
+and a ``"kind": "ratio"`` line per palaestra variant (SB3's median seconds over its).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # NumPy's BLAS on one thread, like torch
 
 import torch
 
@@ -72,6 +80,11 @@ SETUPS = {
     },
 }
 EVAL_EPISODES = 100
+VARIANTS = {
+    "dqn": {"palaestra": {}, "palaestra-dqn": {"double_q": False}},
+    "sac": {"palaestra": {}},
+}
+"""palaestra trainers per algorithm: name -> hyper-parameters added to the shared set."""
 
 
 class EvalClock:
@@ -106,7 +119,7 @@ class EvalClock:
         return self.train_seconds
 
 
-def run_palaestra(algo: str, seed: int) -> dict:
+def run_palaestra(algo: str, seed: int, variant: str = "palaestra") -> dict:
     from palaestra.train.dqn import DQN
     from palaestra.train.sac import SAC
 
@@ -119,6 +132,7 @@ def run_palaestra(algo: str, seed: int) -> dict:
         hidden_sizes=tuple(setup["net"]),
         log_interval=setup["eval_every"],
         **setup["hyper_parameters"],
+        **VARIANTS[algo][variant],
     )
     clock = EvalClock(setup["env_id"], setup["eval_every"], setup["threshold"])
     clock.started = time.perf_counter()
@@ -127,7 +141,7 @@ def run_palaestra(algo: str, seed: int) -> dict:
         callback=lambda stats: not clock.maybe_evaluate(agent, stats["steps"]),
         progress_bar=False,
     )
-    return _result("palaestra", algo, seed, clock, agent.num_steps, clock.finish())
+    return _result(variant, algo, seed, clock, agent.num_steps, clock.finish())
 
 
 class _SB3Policy:
@@ -168,7 +182,7 @@ def run_sb3(algo: str, seed: int) -> dict:
     return _result("sb3", algo, seed, clock, model.num_timesteps, seconds)
 
 
-def proxy_palaestra(algo: str, seed: int, steps: int) -> float:
+def proxy_palaestra(algo: str, seed: int, steps: int, variant: str = "palaestra") -> float:
     from palaestra.train.dqn import DQN
     from palaestra.train.sac import SAC
 
@@ -181,6 +195,7 @@ def proxy_palaestra(algo: str, seed: int, steps: int) -> float:
         hidden_sizes=tuple(setup["net"]),
         log_interval=10**9,
         **setup["hyper_parameters"],
+        **VARIANTS[algo][variant],
     )
     agent.learn(agent.config.learning_starts, progress_bar=False)
     started = time.perf_counter()
@@ -213,23 +228,28 @@ def proxy_sb3(algo: str, seed: int, steps: int) -> float:
 
 def run_proxy(algo: str, repeats: int, steps: int) -> None:
     scale = 10_000 / steps
-    ours, theirs = [], []
+    times: dict[str, list[float]] = {name: [] for name in (*VARIANTS[algo], "sb3")}
     for repeat in range(repeats):
-        for impl, fn, store in (
-            ("palaestra", proxy_palaestra, ours),
-            ("sb3", proxy_sb3, theirs),
-        ):
-            seconds = fn(algo, repeat, steps) * scale
-            store.append(seconds)
+        for impl, store in times.items():
+            if impl == "sb3":
+                seconds = proxy_sb3(algo, repeat, steps)
+            else:
+                seconds = proxy_palaestra(algo, repeat, steps, impl)
+            store.append(seconds * scale)
             line = {"kind": "proxy", "impl": impl, "algo": algo, "repeat": repeat}
-            line["seconds_per_10k_steps"] = round(seconds, 3)
+            line["seconds_per_10k_steps"] = round(seconds * scale, 3)
             print(json.dumps(line), flush=True)
-    mine, other = statistics.median(ours), statistics.median(theirs)
-    result = {"kind": "proxy_ratio", "algo": algo, "steps": steps, "repeats": repeats}
-    result.update(
-        palaestra_median=round(mine, 3), sb3_median=round(other, 3), sb3_over_palaestra=other / mine
-    )
-    print(json.dumps(result), flush=True)
+    other = statistics.median(times["sb3"])
+    for variant in VARIANTS[algo]:
+        mine = statistics.median(times[variant])
+        result = {"kind": "proxy_ratio", "algo": algo, "impl": variant, "steps": steps}
+        result.update(
+            repeats=repeats,
+            palaestra_median=round(mine, 3),
+            sb3_median=round(other, 3),
+            sb3_over_palaestra=other / mine,
+        )
+        print(json.dumps(result), flush=True)
 
 
 def _result(impl: str, algo: str, seed: int, clock: EvalClock, steps: int, seconds: float):
@@ -265,6 +285,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--algo", choices=sorted(SETUPS), required=True)
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--skip-sb3", action="store_true")
     parser.add_argument("--proxy", action="store_true", help="time fixed steps, not solving")
     parser.add_argument("--proxy-steps", type=int, default=2560)
@@ -274,16 +295,27 @@ def main() -> None:
     if args.proxy:
         run_proxy(args.algo, args.repeats, args.proxy_steps)
         return
-    ours, theirs = [], []
-    for seed in range(args.seeds):
-        ours.append(run_palaestra(args.algo, seed))
-        if not args.skip_sb3:
-            theirs.append(run_sb3(args.algo, seed))
-    mine = summarize("palaestra", args.algo, ours)
-    if theirs:
-        other = summarize("sb3", args.algo, theirs)
-        ratio = other["median_seconds"] / max(mine["median_seconds"], 1e-9)
-        print(json.dumps({"kind": "ratio", "algo": args.algo, "sb3_over_palaestra": ratio}))
+    results: dict[str, list[dict]] = {name: [] for name in VARIANTS[args.algo]}
+    if not args.skip_sb3:
+        results["sb3"] = []
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
+        for impl, store in results.items():
+            if impl == "sb3":
+                store.append(run_sb3(args.algo, seed))
+            else:
+                store.append(run_palaestra(args.algo, seed, impl))
+    summaries = {impl: summarize(impl, args.algo, runs) for impl, runs in results.items()}
+    if "sb3" in summaries:
+        other = summaries["sb3"]["median_seconds"]
+        for variant in VARIANTS[args.algo]:
+            ratio = other / max(summaries[variant]["median_seconds"], 1e-9)
+            line = {
+                "kind": "ratio",
+                "algo": args.algo,
+                "impl": variant,
+                "sb3_over_palaestra": ratio,
+            }
+            print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":
