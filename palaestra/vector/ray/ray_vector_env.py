@@ -371,9 +371,13 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             if channels:
                 # Beside Ray refs, poll the channels briefly and the refs in turn.
                 wait = min(left, 0.002) if refs else left
-                readable, _, _ = select.select(list(channels.values()), [], [], wait)
-                if readable:
-                    return [i for i, p in channels.items() if p in readable]
+                poller = select.poll()  # not select.select: fds past 1024 are fine
+                for pending_reply in channels.values():
+                    poller.register(pending_reply.fileno(), select.POLLIN)
+                events = poller.poll(int(wait * 1000) + (wait > 0))
+                if events:
+                    ready_fds = {fd for fd, _ in events}
+                    return [i for i, p in channels.items() if p.fileno() in ready_fds]
             if refs:
                 wait = 0 if channels else left
                 ready, _ = self._ray.wait(list(refs.values()), num_returns=1, timeout=wait)
