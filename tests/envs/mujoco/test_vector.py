@@ -67,6 +67,23 @@ def test_make_vec_defaults_to_the_batched_env():
     envs.close()
 
 
+def test_make_vec_steps_with_one_mujoco_batch_by_default():
+    envs = palaestra.make_vec("Hopper-v5", 2)
+    assert envs.unwrapped.stepper == "batch"
+    envs.close()
+
+
+def test_step_infos_do_not_change_when_the_batch_steps_on():
+    envs = palaestra.make_vec("HalfCheetah-v5", 2)
+    envs.reset(seed=0)
+    actions = random_actions(envs.action_space, 0, 2)
+    infos = envs.step(actions[0])[-1]
+    kept = {key: value.copy() for key, value in infos.items()}
+    envs.step(actions[1])
+    assert_same(infos, kept)
+    envs.close()
+
+
 def test_threads_default_to_the_cores_this_process_may_use():
     envs = palaestra.make_vec("Swimmer-v5", 2)
     assert envs.unwrapped.num_threads == default_threads()
@@ -125,7 +142,7 @@ class TestHalfCheetahContract(VectorEnvContract):
         )
 
 
-@pytest.mark.parametrize("env_id", ["Ant-v5", "Hopper-v5"])
+@pytest.mark.parametrize("env_id", ["Ant-v5", "Hopper-v5", "Humanoid-v5"])
 def test_both_steppers_give_the_same_rollout(env_id):
     threads = palaestra.make_vec(env_id, 3, stepper="threads", max_episode_steps=LIMIT)
     batch = palaestra.make_vec(env_id, 3, stepper="batch", max_episode_steps=LIMIT)
