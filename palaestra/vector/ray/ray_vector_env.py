@@ -213,7 +213,9 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         if not self._ray.is_initialized():
             self._ray.init(address=address, **(ray_init_kwargs or {}))
         options = {"num_cpus": num_cpus, "max_restarts": 0, **(actor_options or {})}
-        self._node_id = self._ray.get_runtime_context().get_node_id()
+        self._node_id: str | None = None  # this process's Ray node: its actors get channels
+        with contextlib.suppress(Exception):  # e.g. a Ray Client driver is on no node
+            self._node_id = self._ray.get_runtime_context().get_node_id()
         self._actor_class = self._ray.remote(GroupHost).options(**options)
         self._lost: dict[int, str] = {}
         self._in_flight: dict[int, Any] = {}
