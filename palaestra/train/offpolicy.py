@@ -477,6 +477,7 @@ class OffPolicyAgent:
         self.rng = np.random.default_rng(cfg.seed)
         self.num_steps = 0
         self.num_updates = 0
+        self._train_after = cfg.learning_starts  # env steps before the first update
         self.history: list[dict[str, Any]] = []
         self._observations: np.ndarray | None = None
         self._last: dict[str, float] = {}
@@ -522,7 +523,7 @@ class OffPolicyAgent:
         log_every = max(1, cfg.log_interval // n)
         started = time.perf_counter()
         env, buffer, check = self.env, self.buffer, cfg.check_finite
-        learning_starts = cfg.learning_starts
+        learning_starts = self._train_after
         try:
             for step in range(1, per_env + 1):
                 observations = self._observations
@@ -621,7 +622,11 @@ class OffPolicyAgent:
     def load(
         cls, path: Any, env: Any = None, allow_import: bool = False, **hyper_parameters: Any
     ) -> Any:
-        """Rebuild a saved agent (its replay buffer starts empty).
+        """Rebuild a saved agent.
+
+        Checkpoints hold no replay buffer (as Stable-Baselines3's by default): the loaded
+        agent starts with an empty one and collects ``learning_starts`` transitions before
+        its next update.
 
         Raises:
             palaestra.train.checkpoint.CheckpointError: for an unusable file or a checkpoint
@@ -644,13 +649,24 @@ class OffPolicyAgent:
         restore_normalization(agent.env, state.get("normalization", {}))
         agent.num_steps = int(state.get("steps", 0))
         agent.num_updates = int(state.get("updates", 0))
+        agent._refill_before_training()
         return agent
 
     def load_state(self, state: dict[str, Any]) -> None:
-        """Load weights, optimizers and step counters from a checkpoint dict."""
+        """Load weights, optimizers and step counters from a checkpoint dict.
+
+        The replay buffer is not in the checkpoint: ``learning_starts`` new transitions are
+        collected before the next update (``palaestra train --resume`` goes through here).
+        """
         from palaestra.train.envs import restore_normalization
 
         self._load_networks(state)
         restore_normalization(self.env, state.get("normalization", {}))
         self.num_steps = int(state.get("steps", 0))
         self.num_updates = int(state.get("updates", 0))
+        self._refill_before_training()
+
+    def _refill_before_training(self) -> None:
+        # A checkpoint holds no replay buffer: collect ``learning_starts`` fresh transitions
+        # before the next update, as a new run does.
+        self._train_after = self.num_steps + self.config.learning_starts
