@@ -64,7 +64,9 @@ class DQNConfig:
         exploration_initial_eps: epsilon at the start.
         exploration_final_eps: epsilon after the decay.
         max_grad_norm: global gradient-norm clipping threshold.
-        double_q: pick the next action with the online network (double DQN).
+        double_q: pick the next action with the online network and value it with the
+            target network (double DQN); ``False`` values it with the target network's
+            maximum (plain DQN, Stable-Baselines3's algorithm).
         fast_path: compute the gradients by hand (no autograd graph; with ``double_q``
             one forward pass over each minibatch's observations and next observations);
             equal to the autograd path on the same batch (see :class:`DQNGradients`).
