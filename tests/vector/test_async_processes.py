@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -193,3 +194,53 @@ def test_joining_a_worker_that_another_thread_is_joining_waits_for_its_exit_code
     slow_reaper(lambda: killed_worker.join(0, 5.0))
     killed_worker.join(0, 5.0)
     assert killed_worker.processes[0].exitcode == -signal.SIGKILL
+
+
+# Pids of the processes in which a FinalizedCycle was finalized.
+_FINALIZED_IN: list[int] = []
+
+
+class FinalizedCycle:
+    """Half of a reference cycle that notes where it is finalized."""
+
+    def __init__(self):
+        self.other = self
+
+    def __del__(self):
+        _FINALIZED_IN.append(os.getpid())
+
+
+def _collecting_worker(pipe, parent_pipe):
+    parent_pipe.close()
+    gc.collect()
+    pipe.send(os.getpid() in _FINALIZED_IN)
+    pipe.recv()
+
+
+@pytest.fixture
+def uncollected_cycle():
+    """A garbage cycle the parent has not collected yet (its collector is off meanwhile)."""
+    gc.disable()
+    FinalizedCycle()
+    yield
+    gc.enable()
+    gc.collect()
+
+
+@pytest.fixture
+def workers():
+    """An empty Workers, shut down after the test."""
+    workers = Workers()
+    yield workers
+    workers.shut_down(grace=0.0)
+
+
+def test_a_forked_worker_does_not_collect_the_garbage_it_inherits(uncollected_cycle, workers):
+    workers.start(multiprocessing.get_context("fork"), _collecting_worker, "gc", True, _pipes)
+    workers.expect(0)
+    assert workers.collect([0], time.monotonic() + 10).answers == {0: False}
+
+
+def test_starting_a_worker_leaves_the_parents_collector_unfrozen(workers):
+    workers.start(multiprocessing.get_context("fork"), _silent_worker, "silent", True, _pipes)
+    assert gc.get_freeze_count() == 0

@@ -15,11 +15,17 @@ child", returns as if the process still ran, and its ``exitcode`` reads ``None``
 winner gets round to recording the code. So :meth:`Workers.join` and every stop go through
 one lock, and :func:`stop_process` waits for an exit code that another thread (one calling
 ``is_alive()`` or ``multiprocessing.active_children()``) is about to record.
+
+A forked worker never collects the garbage it inherits. The parent's heap is frozen
+(:func:`gc.freeze`) across the fork, so a cycle the parent had not collected yet is not
+finalized in the child, where the threads that some objects wait for when they are freed
+do not exist (a ``mujoco.batch.Batch`` with its thread pool hangs a child that frees it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import select
 import signal
@@ -148,7 +154,8 @@ class Workers:
         self.processes[index] = process
         self._owed[index] = 0
         try:
-            process.start()
+            with _inherited_garbage_frozen(context):
+                process.start()
         finally:
             child_pipe.close()
         self._watch(index, parent_pipe, process.sentinel)
@@ -367,6 +374,36 @@ class Workers:
             self.unresponsive.add(index)
         else:
             replies.answers[index] = outcome[0]
+
+
+# Serializes freezing the heap around a fork (see _inherited_garbage_frozen).
+_FORKING = threading.Lock()
+
+
+@contextlib.contextmanager
+def _inherited_garbage_frozen(context: Any):
+    """Around a fork, move every object to the permanent generation, then back in the parent.
+
+    The child keeps them frozen: its collections only ever look at objects it creates. The
+    young generations are collected first, so that unfreezing (which returns every object to
+    the oldest generation) promotes only objects that a young collection would have kept. If
+    the caller froze objects itself, its permanent generation is left alone and all the
+    garbage is collected here before the fork instead.
+    """
+    if context.get_start_method() != "fork":
+        yield
+        return
+    with _FORKING:
+        if gc.get_freeze_count():
+            gc.collect()
+            yield
+            return
+        gc.collect(1)
+        gc.freeze()
+        try:
+            yield
+        finally:
+            gc.unfreeze()
 
 
 def _remaining(deadline: float | None) -> float | None:
