@@ -54,3 +54,25 @@ def test_pool_infos_equal_sync_infos_when_the_workers_answer_out_of_order():
     actions = [np.array([0, 1])] * 3
     expected = record(SyncVectorEnv(ENV_FNS), actions)
     assert_same_trajectory(expected, record(PoolVectorEnv(ENV_FNS, num_workers=2), actions))
+
+
+# Rows 0-1 in one worker, 2-3 in the other; row 2 reports an int, row 3 a float: a sync
+# vector env's batch takes row 0's float dtype and keeps row 3's 2.5.
+MIXED_ENV_FNS = [functools.partial(TypedInfoEnv, value) for value in (0.5, 0.5, 1, 2.5)]
+
+
+def test_a_later_groups_first_row_does_not_decide_the_dtype_of_its_other_rows():
+    pool = PoolVectorEnv(MIXED_ENV_FNS, num_workers=2)
+    try:
+        pool.reset(seed=0)
+        infos = pool.step(np.array([0, 0, 0, 0]))[-1]
+    finally:
+        pool.close()
+    assert infos["value"].dtype == np.float64
+    assert infos["value"].tolist() == [0.5, 0.5, 1.0, 2.5]
+
+
+def test_pool_infos_of_mixed_python_types_equal_sync_infos():
+    actions = [np.array([0, 1, 0, 1])] * 3
+    expected = record(SyncVectorEnv(MIXED_ENV_FNS), actions)
+    assert_same_trajectory(expected, record(PoolVectorEnv(MIXED_ENV_FNS, num_workers=2), actions))

@@ -74,7 +74,7 @@ from palaestra.vector.processes import (
 )
 from palaestra.vector.sync_vector_env import SyncVectorEnv
 from palaestra.vector.utils import CloudpickleWrapper, batch_space, iterate
-from palaestra.vector.vector_env import AutoresetMode, VectorEnv
+from palaestra.vector.vector_env import AutoresetMode, VectorEnv, add_info
 
 __all__ = ["PoolVectorEnv"]
 
@@ -107,9 +107,30 @@ def _sync_group(
                 for built in envs:
                     built.close()
                 raise RuntimeError(problem)
-    return SyncVectorEnv(
+    return _GroupSyncVectorEnv(
         [functools.partial(_given, env) for env in envs], autoreset_mode=autoreset_mode
     )
+
+
+# The info key under which a group of single envs hands over its sub-envs' own infos.
+_ROW_INFOS = "palaestra.pool.row_infos"
+
+
+class _GroupSyncVectorEnv(SyncVectorEnv):
+    """A worker's group of single envs whose step and reset infos stay per sub-env.
+
+    A sync vector env gives an info key the dtype of the first sub-env holding it (an ``int``
+    1 makes an int batch that truncates a later row's 0.33). Merged group by group, that
+    first row would be each group's; so the group hands over each sub-env's own info, under
+    one key, and the parent merges them all in row order exactly as a sync vector env does.
+    """
+
+    def _add_info(
+        self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int
+    ) -> dict[str, Any]:
+        if env_info:
+            vector_infos.setdefault(_ROW_INFOS, []).append((env_num, env_info))
+        return vector_infos
 
 
 def _native_group(
@@ -1318,8 +1339,16 @@ def _assert_usable(
 
 
 def _place_info(total: dict[str, Any], group: dict[str, Any], start: int, n: int) -> None:
-    """Copy a worker group's batched info into the pool-wide info at rows ``start...``."""
+    """Copy a worker group's info into the pool-wide info at rows ``start...``.
+
+    A group of single envs hands over each sub-env's own info (see ``_GroupSyncVectorEnv``),
+    merged as a sync vector env merges them; a natively batched group hands over batches.
+    """
+    for row, info in group.get(_ROW_INFOS, ()):
+        add_info(total, info, start + row, n)
     for key, value in group.items():
+        if key == _ROW_INFOS:
+            continue
         if isinstance(value, dict):
             _place_info(total.setdefault(key, {}), value, start, n)
             continue
