@@ -216,7 +216,13 @@ class BatchSimulations:
         self.batch.get_data(row, data)
 
     def close(self) -> None:
-        """Nothing to release (the batch's threads end with it)."""
+        """Drop the batch and its bound arrays, so its threads end now, not at a later collection.
+
+        A batch left for the garbage collector could be freed in a child forked meanwhile,
+        where MuJoCo's thread-pool teardown waits for threads the fork did not copy.
+        """
+        self.view = SimpleNamespace()
+        self.batch = None
 
 
 STEPPERS = {"threads": ThreadSimulations, "batch": BatchSimulations}

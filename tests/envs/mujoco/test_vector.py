@@ -8,6 +8,8 @@ every id is ``@pytest.mark.slow``.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pytest
 
@@ -155,3 +157,13 @@ def test_unknown_stepper_is_refused_naming_the_choices():
         ValueError, match=r"Unknown stepper 'gpu'; choose one of \['batch', 'threads'\]"
     ):
         palaestra.make_vec("Reacher-v5", 2, stepper="gpu")
+
+
+def test_closing_the_batched_env_frees_its_mujoco_batch_at_once():
+    # Left to the garbage collector, the batch could be freed in a forked child, whose copy
+    # of MuJoCo's thread pool has no threads to join.
+    envs = palaestra.make_vec("Hopper-v5", 2)
+    envs.reset(seed=0)
+    batch = weakref.ref(envs.simulations.batch)
+    envs.close()
+    assert batch() is None
