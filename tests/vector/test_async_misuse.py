@@ -151,6 +151,9 @@ class HangingAfterResetEnv(BrokenEnv):
 def test_close_after_an_abandoned_step_in_another_thread_ends_every_worker():
     from palaestra.train.diagnostics import DiagnosticsWrapper, StepTimeoutError
 
+    # Step threads abandoned by earlier tests (a single env sleeping past its timeout) may
+    # still run; only the one this test abandons must end.
+    earlier_threads = set(threading.enumerate())
     envs = AsyncVectorEnv([healthy_env, HangingAfterResetEnv], context="fork")
     processes = list(envs.processes)
     fds_before_close = len(os.listdir("/proc/self/fd"))
@@ -164,14 +167,15 @@ def test_close_after_an_abandoned_step_in_another_thread_ends_every_worker():
         process.join(5)
     assert [process.exitcode is not None for process in processes] == [True, True]
     assert len(os.listdir("/proc/self/fd")) < fds_before_close
-    assert all(thread.name != "palaestra-step" for thread in _threads_after(5.0))
+    assert _step_threads_alive_after(5.0, earlier_threads) == []
 
 
-def _threads_after(seconds: float) -> list[threading.Thread]:
-    for thread in threading.enumerate():
-        if thread.name == "palaestra-step":
-            thread.join(seconds)
-    return threading.enumerate()
+def _step_threads_alive_after(seconds: float, earlier: set[threading.Thread]) -> list[str]:
+    """The names of the step threads started since ``earlier`` still alive after ``seconds``."""
+    started = [t for t in threading.enumerate() if t.name == "palaestra-step" and t not in earlier]
+    for thread in started:
+        thread.join(seconds)
+    return [thread.name for thread in started if thread.is_alive()]
 
 
 def test_too_many_sub_envs_fail_before_any_process_starts_and_suggest_the_pool():
