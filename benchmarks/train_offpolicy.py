@@ -42,6 +42,7 @@ import json
 import os
 import statistics
 import time
+from typing import Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # NumPy's BLAS on one thread, like torch
 
@@ -119,21 +120,47 @@ class EvalClock:
         return self.train_seconds
 
 
-def run_palaestra(algo: str, seed: int, variant: str = "palaestra") -> dict:
+def _palaestra_agent(algo: str, seed: int, variant: str, log_interval: int) -> Any:
+    """palaestra's DQN or SAC with the setup's hyper-parameters and the variant's options."""
     from palaestra.train.dqn import DQN
     from palaestra.train.sac import SAC
 
     setup = SETUPS[algo]
     trainer = DQN if algo == "dqn" else SAC
-    agent = trainer(
+    return trainer(
         "MlpPolicy",
         setup["env_id"],
         seed=seed,
         hidden_sizes=tuple(setup["net"]),
-        log_interval=setup["eval_every"],
+        log_interval=log_interval,
         **setup["hyper_parameters"],
         **VARIANTS[algo][variant],
     )
+
+
+def _sb3_model(algo: str, seed: int) -> Any:
+    """SB3's DQN or SAC with the setup's hyper-parameters, on one torch thread."""
+    import gymnasium
+    from stable_baselines3 import DQN as SB3DQN
+    from stable_baselines3 import SAC as SB3SAC
+
+    torch.set_num_threads(1)
+    setup = SETUPS[algo]
+    trainer = SB3DQN if algo == "dqn" else SB3SAC
+    return trainer(
+        "MlpPolicy",
+        gymnasium.make(setup["env_id"]),
+        seed=seed,
+        device="cpu",
+        verbose=0,
+        policy_kwargs={"net_arch": setup["net"]},
+        **setup["hyper_parameters"],
+    )
+
+
+def run_palaestra(algo: str, seed: int, variant: str = "palaestra") -> dict:
+    setup = SETUPS[algo]
+    agent = _palaestra_agent(algo, seed, variant, log_interval=setup["eval_every"])
     clock = EvalClock(setup["env_id"], setup["eval_every"], setup["threshold"])
     clock.started = time.perf_counter()
     agent.learn(
@@ -153,12 +180,8 @@ class _SB3Policy:
 
 
 def run_sb3(algo: str, seed: int) -> dict:
-    import gymnasium
-    from stable_baselines3 import DQN as SB3DQN
-    from stable_baselines3 import SAC as SB3SAC
     from stable_baselines3.common.callbacks import BaseCallback
 
-    torch.set_num_threads(1)
     setup = SETUPS[algo]
     clock = EvalClock(setup["env_id"], setup["eval_every"], setup["threshold"])
 
@@ -166,16 +189,7 @@ def run_sb3(algo: str, seed: int) -> dict:
         def _on_step(self) -> bool:
             return not clock.maybe_evaluate(_SB3Policy(self.model), self.num_timesteps)
 
-    trainer = SB3DQN if algo == "dqn" else SB3SAC
-    model = trainer(
-        "MlpPolicy",
-        gymnasium.make(setup["env_id"]),
-        seed=seed,
-        device="cpu",
-        verbose=0,
-        policy_kwargs={"net_arch": setup["net"]},
-        **setup["hyper_parameters"],
-    )
+    model = _sb3_model(algo, seed)
     clock.started = time.perf_counter()
     model.learn(setup["budget"], callback=StopWhenSolved())
     seconds = clock.finish()
@@ -183,20 +197,7 @@ def run_sb3(algo: str, seed: int) -> dict:
 
 
 def proxy_palaestra(algo: str, seed: int, steps: int, variant: str = "palaestra") -> float:
-    from palaestra.train.dqn import DQN
-    from palaestra.train.sac import SAC
-
-    setup = SETUPS[algo]
-    trainer = DQN if algo == "dqn" else SAC
-    agent = trainer(
-        "MlpPolicy",
-        setup["env_id"],
-        seed=seed,
-        hidden_sizes=tuple(setup["net"]),
-        log_interval=10**9,
-        **setup["hyper_parameters"],
-        **VARIANTS[algo][variant],
-    )
+    agent = _palaestra_agent(algo, seed, variant, log_interval=10**9)
     agent.learn(agent.config.learning_starts, progress_bar=False)
     started = time.perf_counter()
     agent.learn(steps, progress_bar=False)
@@ -204,22 +205,7 @@ def proxy_palaestra(algo: str, seed: int, steps: int, variant: str = "palaestra"
 
 
 def proxy_sb3(algo: str, seed: int, steps: int) -> float:
-    import gymnasium
-    from stable_baselines3 import DQN as SB3DQN
-    from stable_baselines3 import SAC as SB3SAC
-
-    torch.set_num_threads(1)
-    setup = SETUPS[algo]
-    trainer = SB3DQN if algo == "dqn" else SB3SAC
-    model = trainer(
-        "MlpPolicy",
-        gymnasium.make(setup["env_id"]),
-        seed=seed,
-        device="cpu",
-        verbose=0,
-        policy_kwargs={"net_arch": setup["net"]},
-        **setup["hyper_parameters"],
-    )
+    model = _sb3_model(algo, seed)
     model.learn(model.learning_starts)
     started = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
