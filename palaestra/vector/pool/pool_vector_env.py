@@ -339,7 +339,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         # (measured on 2 cores, LunarLander-v3 N=8 with two workers: 170 us per step with
         # the parent polling, 228 without).
         polls = self.num_workers <= (os.cpu_count() or 1)
-        self.worker_spin_s = self.spin_s = spin_us * 1e-6 if polls else 0.0
+        # Workers and the parent wait alike: both poll for up to spin_s.
+        self.spin_s = spin_us * 1e-6 if polls else 0.0
         self._parent_wait = PoliteWait(self.spin_s)
         check_capacity(
             self.num_workers,
@@ -505,7 +506,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 child_pipe,
                 os.getpid(),
                 spaces,
-                self.worker_spin_s,
+                self.spin_s,
             )
 
         return arguments
