@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any
 
@@ -176,6 +177,7 @@ class DQN(OffPolicyAgent):
         self._exploration = 1.0
         self._target_every = max(1, cfg.target_update_interval // cfg.num_envs)
         self._gradients: DQNGradients | None = None
+        self._target_values: ChunkedTargetValues | None = None
 
     def epsilon(self, progress: float) -> float:
         """Return the exploration rate after ``progress`` (0..1) of a ``learn`` call."""
@@ -231,7 +233,12 @@ class DQN(OffPolicyAgent):
             steps, cfg.batch_size, self.rng, self.device
         )
         with torch.no_grad():
-            next_target = forward_in_chunks(self.target_net, next_obs)
+            if cfg.fast_path:
+                if self._target_values is None:
+                    self._target_values = ChunkedTargetValues(self._target_parameters)
+                next_target = self._target_values(next_obs)
+            else:
+                next_target = forward_in_chunks(self.target_net, next_obs)
             discount = (1.0 - terminated).mul_(cfg.gamma)
         actions = actions.unsqueeze(-1)
         if cfg.fast_path:
@@ -271,14 +278,16 @@ class DQN(OffPolicyAgent):
         if self._gradients is None:
             self._gradients = DQNGradients(self._parameters, cfg.double_q)
         gradients = self._gradients
+        # Contiguous once per round, so no minibatch needs a copy of its own.
         if cfg.double_q:
             inputs = torch.cat([obs, next_obs], 1).unbind(0)
-            next_values = next_target.unbind(0)
+            next_values = next_target.contiguous().unbind(0)
         else:
-            inputs = obs.unbind(0)
+            inputs = obs.contiguous().unbind(0)
             next_values = next_target.max(-1, keepdim=True).values.unbind(0)
-        rewards, discount = rewards.unsqueeze(-1).unbind(0), discount.unsqueeze(-1).unbind(0)
-        actions = actions.unbind(0)
+        rewards = rewards.unsqueeze(-1).contiguous().unbind(0)
+        discount = discount.unsqueeze(-1).contiguous().unbind(0)
+        actions = actions.contiguous().unbind(0)
         errors = torch.empty(cfg.gradient_steps, cfg.batch_size, 1, device=self.device)
         monitor = self.monitor
         for i in range(cfg.gradient_steps):
@@ -362,6 +371,10 @@ def forward_in_chunks(network: Any, inputs: Any, rows: int = TARGET_CHUNK) -> An
 NARROW_INPUT = 64
 """Observation sizes up to which :class:`DQNGradients` uses NumPy for the first layer."""
 
+COMPILED_INPUT = 16
+"""Observation sizes up to which the compiled kernels run the first layer (see
+:func:`compiled_kernels`)."""
+
 
 def huber(errors: Any) -> Any:
     """Mean Huber loss (``smooth_l1_loss`` with beta 1) of TD errors ``q - target``.
@@ -371,6 +384,223 @@ def huber(errors: Any) -> Any:
         1.3125
     """
     return F.smooth_l1_loss(errors, torch.zeros_like(errors))
+
+
+_KERNELS: dict[str, Any] = {}
+
+
+def compiled_kernels() -> Any:
+    """Return the numba kernels of the DQN fast path, or ``None`` without numba.
+
+    Three loops replace the small torch operations around the 256-wide matrix products
+    (each torch call costs a few microseconds of dispatch, the loops less in all):
+    ``narrow_forward`` (a ReLU layer with few inputs), ``dqn_tail`` (the output layer, the
+    double/plain DQN target, the Huber gradient and the output layer's backward pass) and
+    ``narrow_backward`` (the first layer's ReLU mask and gradients). numba is the
+    ``palaestra[fast]`` extra; without it the same steps run as torch operations.
+
+    Example:
+        >>> kernels = compiled_kernels()
+        >>> kernels is None or callable(kernels.dqn_tail)
+        True
+    """
+    if "kernels" not in _KERNELS:
+        try:
+            _KERNELS["kernels"] = _build_kernels()
+        except ImportError:
+            _KERNELS["kernels"] = None
+    return _KERNELS["kernels"]
+
+
+def _build_kernels() -> Any:
+    import types
+
+    import numba
+
+    # Reassociation and contraction let the loops vectorize (sums in another order, as a
+    # BLAS does); NaN and infinity keep their IEEE meaning, so non-finite checks still fire.
+    jit = numba.njit(cache=True, fastmath={"reassoc", "contract"}, boundscheck=False)
+
+    @jit
+    def narrow_forward(x, weight, bias, out, relu):  # pragma: no cover - compiled
+        rows, n_in = x.shape
+        n_out = weight.shape[0]
+        if n_in <= n_out:  # few inputs: accumulate rows of the transposed weight
+            wt = np.ascontiguousarray(weight.T)
+            for r in range(rows):
+                for j in range(n_out):
+                    out[r, j] = bias[j]
+                for i in range(n_in):
+                    xi = x[r, i]
+                    for j in range(n_out):
+                        out[r, j] += xi * wt[i, j]
+                if relu:
+                    for j in range(n_out):
+                        if out[r, j] < 0:
+                            out[r, j] = 0
+        else:  # few outputs: dot products
+            for r in range(rows):
+                for j in range(n_out):
+                    acc = bias[j]
+                    for i in range(n_in):
+                        acc += x[r, i] * weight[j, i]
+                    if relu and acc < 0:
+                        acc = 0
+                    out[r, j] = acc
+
+    @jit
+    def dqn_tail(
+        hidden,
+        weight,
+        bias,
+        actions,
+        rewards,
+        discount,
+        next_values,
+        double_q,
+        out,
+        error,
+        delta,
+        weight_grad,
+        bias_grad,
+    ):  # pragma: no cover - compiled
+        rows, width = hidden.shape
+        n_actions = weight.shape[0]
+        batch = actions.shape[0]
+        for r in range(rows):
+            for a in range(n_actions):
+                acc = bias[a]
+                for j in range(width):
+                    acc += hidden[r, j] * weight[a, j]
+                out[r, a] = acc
+        weight_grad[:] = 0
+        bias_grad[:] = 0
+        scale = np.float32(1.0) / np.float32(batch)
+        for r in range(batch):
+            if double_q:
+                best = 0
+                value = out[batch + r, 0]
+                for a in range(1, n_actions):
+                    if out[batch + r, a] > value:
+                        best, value = a, out[batch + r, a]
+                next_value = next_values[r, best]
+            else:
+                next_value = next_values[r, 0]
+            action = actions[r, 0]
+            e = out[r, action] - (rewards[r, 0] + discount[r, 0] * next_value)
+            error[r, 0] = e
+            g = e
+            if g > 1:
+                g = 1
+            elif g < -1:
+                g = -1
+            g *= scale
+            bias_grad[action] += g
+            for j in range(width):
+                h = hidden[r, j]
+                weight_grad[action, j] += g * h
+                delta[r, j] = g * weight[action, j] if h > 0 else 0
+
+    @jit
+    def narrow_backward(pre, hidden, x, weight_grad, bias_grad):  # pragma: no cover
+        batch, width = pre.shape
+        n_in = x.shape[1]
+        transposed = np.zeros((n_in, width), np.float32)
+        row = np.empty(width, np.float32)
+        bias_grad[:] = 0
+        for r in range(batch):
+            for j in range(width):
+                d = pre[r, j] if hidden[r, j] > 0 else 0
+                row[j] = d
+                bias_grad[j] += d
+            for i in range(n_in):
+                xi = x[r, i]
+                for j in range(width):
+                    transposed[i, j] += row[j] * xi
+        for j in range(width):
+            for i in range(n_in):
+                weight_grad[j, i] = transposed[i, j]
+
+    return types.SimpleNamespace(
+        narrow_forward=narrow_forward, dqn_tail=dqn_tail, narrow_backward=narrow_backward
+    )
+
+
+def _linear_layers(parameters: list[Any]) -> tuple[list[Any], list[Any]]:
+    return list(parameters[0::2]), list(parameters[1::2])
+
+
+class ChunkedTargetValues:
+    """``q_net(inputs)`` for a ReLU MLP over many rows, in chunks, into reused buffers.
+
+    The target network's values for a whole training round's next observations (thousands
+    of rows) in chunks of ``rows`` rows: each chunk's activations stay in cache and are
+    written into buffers kept from one round to the next (fresh megabyte buffers cost
+    page faults each round). With the compiled kernels (:func:`compiled_kernels`) the
+    narrow first and last layers run as loops; the rest are torch matrix products.
+
+    Args:
+        parameters: the network's ``[weight, bias, ...]`` of its Linear layers, in order.
+        rows: rows per chunk.
+        compiled: use the compiled kernels (``None``: when numba is installed and the
+            parameters are float32 on the CPU).
+
+    Example:
+        >>> from palaestra.train.offpolicy import relu_mlp
+        >>> net = relu_mlp(3, (8, 8), 2)
+        >>> values = ChunkedTargetValues(list(net.parameters()), rows=4)
+        >>> x = torch.randn(2, 5, 3)
+        >>> torch.allclose(values(x), net(x).detach(), atol=1e-5)
+        True
+    """
+
+    def __init__(self, parameters: list[Any], rows: int = 256, compiled: bool | None = None):
+        self.weights, self.biases = _linear_layers(parameters)
+        self.rows = int(rows)
+        first = self.weights[0]
+        usable = first.device.type == "cpu" and first.dtype == torch.float32
+        self.kernels = compiled_kernels() if usable and compiled is not False else None
+        if compiled and self.kernels is None:
+            raise ValueError("compiled=True needs numba (pip install 'palaestra[fast]').")
+        self._buffers: list[Any] = []
+
+    def _chunk_buffers(self, rows: int) -> list[Any]:
+        if not self._buffers or len(self._buffers[0]) < rows:
+            first = self.weights[0]
+            self._buffers = [
+                torch.empty(
+                    max(rows, self.rows), w.shape[0], dtype=first.dtype, device=first.device
+                )
+                for w in self.weights[:-1]
+            ]
+        return [b[:rows] for b in self._buffers]
+
+    @torch.no_grad()
+    def __call__(self, inputs: Any) -> Any:
+        """Return the network's outputs for ``inputs`` of shape ``(..., in)``."""
+        weights, biases, kernels = self.weights, self.biases, self.kernels
+        flat = inputs.reshape(-1, inputs.shape[-1])
+        if kernels is not None:
+            flat = flat.contiguous()
+        result = torch.empty(len(flat), weights[-1].shape[0], dtype=flat.dtype, device=flat.device)
+        for start in range(0, len(flat), self.rows):
+            chunk = flat[start : start + self.rows]
+            buffers = self._chunk_buffers(len(chunk))
+            hidden = chunk
+            for layer, (weight, bias) in enumerate(zip(weights, biases)):
+                last = layer == len(weights) - 1
+                out = result[start : start + len(chunk)] if last else buffers[layer]
+                narrow = min(weight.shape) <= COMPILED_INPUT
+                if kernels is not None and narrow:
+                    kernels.narrow_forward(
+                        hidden.numpy(), weight.numpy(), bias.numpy(), out.numpy(), not last
+                    )
+                else:
+                    torch.addmm(bias, hidden, weight.t(), out=out)
+                    if not last:
+                        out.relu_()
+                hidden = out
+        return result.reshape(*inputs.shape[:-1], result.shape[-1])
 
 
 class DQNGradients:
@@ -383,12 +613,21 @@ class DQNGradients:
     observations stacked on the next observations) and ``max Q_target(next)`` without it.
 
     The gradients live in one flat buffer (each ``.grad`` is a view of it, written in
-    place), so :meth:`clip_` measures and scales them with one operation each.
+    place), so :meth:`clip_` measures and scales them with one operation each. With the
+    compiled kernels (:func:`compiled_kernels`; float32 on the CPU, at least one hidden
+    layer) the output layer, the loss and a first layer of at most
+    :data:`COMPILED_INPUT` inputs run as loops, the wide layers as torch matrix products
+    into buffers kept between calls.
 
     Args:
         parameters: the Q-network's ``[weight, bias, weight, bias, ...]`` of its Linear
             layers, in order (ReLU between them).
         double_q: whether the next value is the double-DQN one.
+        compiled: use the compiled kernels (``None``: whenever they apply and numba is
+            installed; ``False``: torch operations only).
+
+    Raises:
+        ValueError: for ``compiled=True`` where the kernels cannot run.
 
     Example:
         >>> from palaestra.train.offpolicy import relu_mlp
@@ -400,10 +639,10 @@ class DQNGradients:
         ((2, 1), (4, 2))
     """
 
-    def __init__(self, parameters: list[Any], double_q: bool):
+    def __init__(self, parameters: list[Any], double_q: bool, compiled: bool | None = None):
         self.parameters = list(parameters)
         self.double_q = bool(double_q)
-        self.weights, self.biases = self.parameters[0::2], self.parameters[1::2]
+        self.weights, self.biases = _linear_layers(self.parameters)
         first = self.parameters[0]
         self.flat = torch.zeros(
             sum(p.numel() for p in self.parameters), dtype=first.dtype, device=first.device
@@ -414,17 +653,32 @@ class DQNGradients:
             self.grads.append(self.flat[offset : offset + p.numel()].view_as(p))
             offset += p.numel()
         self.weight_grads, self.bias_grads = self.grads[0::2], self.grads[1::2]
+        cpu = first.device.type == "cpu"
         # MKL is slow at products with a narrow side (a few observation features); on the
         # CPU NumPy's BLAS computes the first layer's weight gradient several times faster.
-        narrow = first.device.type == "cpu" and first.shape[1] <= NARROW_INPUT
+        narrow = cpu and first.shape[1] <= NARROW_INPUT
         self._first_grad = self.weight_grads[0].numpy() if narrow else None
+        self._flat_np = self.flat.numpy() if cpu else None
+        usable = cpu and first.dtype == torch.float32 and len(self.weights) >= 2
+        self.kernels = compiled_kernels() if usable and compiled is not False else None
+        if compiled and self.kernels is None:
+            raise ValueError(
+                "compiled=True needs numba (pip install 'palaestra[fast]'), float32 "
+                "parameters on the CPU and at least one hidden layer."
+            )
+        self._compiled_first = self.kernels is not None and first.shape[1] <= COMPILED_INPUT
+        if self.kernels is not None:  # NumPy views, made once (the kernels take arrays)
+            self._np_weights = [w.detach().numpy() for w in self.weights]
+            self._np_biases = [b.detach().numpy() for b in self.biases]
+            self._np_weight_grads = [g.numpy() for g in self.weight_grads]
+            self._np_bias_grads = [g.numpy() for g in self.bias_grads]
+        self._buffers: dict[tuple[int, int], Any] = {}
 
     def _bind(self) -> None:
         for p, grad in zip(self.parameters, self.grads):
             if p.grad is not grad:
                 p.grad = grad
 
-    @torch.no_grad()
     def __call__(
         self, inputs: Any, actions: Any, rewards: Any, discount: Any, next_values: Any
     ) -> Any:
@@ -441,9 +695,16 @@ class DQNGradients:
                 ``(batch, 1)``.
 
         Returns:
-            The TD errors, ``(batch, 1)`` (their mean Huber loss is :func:`huber`).
+            The TD errors, ``(batch, 1)`` (their mean Huber loss is :func:`huber`); with
+            the compiled kernels a buffer that the next call overwrites.
         """
         self._bind()
+        with torch.no_grad():
+            if self.kernels is not None:
+                return self._compiled(inputs, actions, rewards, discount, next_values)
+            return self._torch(inputs, actions, rewards, discount, next_values)
+
+    def _torch(self, inputs: Any, actions: Any, rewards: Any, discount: Any, next_values: Any):
         batch = len(actions)
         weights, biases = self.weights, self.biases
         activations = [inputs]
@@ -464,13 +725,89 @@ class DQNGradients:
             layer_input = activations[layer]
             if self.double_q:
                 layer_input = layer_input[:batch]
-            if layer == 0 and self._first_grad is not None:
-                np.matmul(delta.numpy().T, layer_input.numpy(), out=self._first_grad)
-            else:
-                torch.mm(delta.t(), layer_input, out=self.weight_grads[layer])
+            self._weight_grad(layer, delta, layer_input)
             torch.sum(delta, 0, out=self.bias_grads[layer])
             if layer:
                 delta = torch.ops.aten.threshold_backward(delta.mm(weights[layer]), layer_input, 0)
+        return error
+
+    def _weight_grad(self, layer: int, delta: Any, layer_input: Any) -> None:
+        if layer == 0 and self._first_grad is not None:
+            np.matmul(delta.numpy().T, layer_input.numpy(), out=self._first_grad)
+        else:
+            torch.mm(delta.t(), layer_input, out=self.weight_grads[layer])
+
+    def _buffers_for(self, rows: int, batch: int) -> Any:
+        key = (rows, batch)
+        if key not in self._buffers:
+            first = self.weights[0]
+            new = functools.partial(torch.empty, dtype=first.dtype, device=first.device)
+            widths = [w.shape[0] for w in self.weights]
+            hidden = [new(rows, width) for width in widths[:-1]]  # hidden activations
+            deltas = [new(batch, width) for width in widths[:-1]]  # d loss / d pre-activation
+            q_values, error = new(rows, widths[-1]), new(batch, 1)
+            arrays = [t.numpy() for t in (*hidden, *deltas, q_values, error)]
+            self._buffers[key] = (hidden, deltas, error, arrays)
+        return self._buffers[key]
+
+    def _compiled(self, inputs: Any, actions: Any, rewards: Any, discount: Any, next_values: Any):
+        kernels = self.kernels
+        batch, rows = len(actions), len(inputs)
+        weights, biases = self.weights, self.biases
+        hidden, deltas, error, arrays = self._buffers_for(rows, batch)
+        n_hidden = len(hidden)
+        hidden_np, deltas_np = arrays[:n_hidden], arrays[n_hidden : 2 * n_hidden]
+        q_values_np, error_np = arrays[-2:]
+        x = inputs.contiguous()
+        x_np = x.numpy()
+        activations = [x, *hidden]
+        for layer in range(n_hidden):
+            if layer == 0 and self._compiled_first:
+                kernels.narrow_forward(
+                    x_np, self._np_weights[0], self._np_biases[0], hidden_np[0], True
+                )
+            else:
+                weight, bias = weights[layer], biases[layer]
+                torch.addmm(bias, activations[layer], weight.t(), out=hidden[layer]).relu_()
+        last = n_hidden
+        kernels.dqn_tail(
+            hidden_np[last - 1],
+            self._np_weights[last],
+            self._np_biases[last],
+            np.ascontiguousarray(actions.numpy()),
+            np.ascontiguousarray(rewards.numpy()),
+            np.ascontiguousarray(discount.numpy()),
+            np.ascontiguousarray(next_values.numpy()),
+            self.double_q,
+            q_values_np,
+            error_np,
+            deltas_np[last - 1],
+            self._np_weight_grads[last],
+            self._np_bias_grads[last],
+        )
+        # deltas[layer]: the loss gradient by layer ``layer``'s pre-activation, masked.
+        delta = deltas[last - 1]
+        for layer in range(last - 1, -1, -1):
+            if layer == 0 and self._compiled_first:
+                # ``delta`` is masked already, or ``pre`` below, which the kernel masks.
+                kernels.narrow_backward(
+                    delta.numpy(),
+                    hidden_np[0],
+                    x_np,
+                    self._np_weight_grads[0],
+                    self._np_bias_grads[0],
+                )
+                break
+            layer_input = activations[layer][:batch]
+            self._weight_grad(layer, delta, layer_input)
+            torch.sum(delta, 0, out=self.bias_grads[layer])
+            if layer == 0:
+                break
+            pre = torch.mm(delta, weights[layer], out=deltas[layer - 1])
+            if layer == 1 and self._compiled_first:
+                delta = pre
+            else:
+                delta = torch.ops.aten.threshold_backward(pre, layer_input, 0)
         return error
 
     @torch.no_grad()
@@ -483,10 +820,12 @@ class DQNGradients:
         Returns:
             The norm before clipping, as a float.
         """
-        norm = torch.linalg.vector_norm(self.flat)
-        total = float(norm)
+        if self._flat_np is not None:
+            total = math.sqrt(float(np.dot(self._flat_np, self._flat_np)))
+        else:
+            total = float(torch.linalg.vector_norm(self.flat))
         if math.isfinite(max_norm) and total + 1e-6 > max_norm:
-            self.flat.mul_((max_norm / (norm + 1e-6)).clamp(max=1.0))
+            self.flat.mul_(min(1.0, max_norm / (total + 1e-6)))
         return total
 
 
