@@ -66,6 +66,9 @@ class SACConfig:
             at x) or a fixed float.
         target_entropy: ``"auto"`` (``-dim(action)``) or a float.
         target_update_interval: gradient steps between target updates.
+        fast_path: compute the gradients by hand into buffers kept between steps (no
+            autograd graph, no fresh activations); equal to the autograd path on the same
+            batch (see :class:`SACGradients`).
         hidden_sizes: hidden widths of the ReLU actor and critics.
         log_interval: env steps between statistics rows (and callback calls).
         check_finite: stop at the first non-finite reward or loss.
@@ -95,6 +98,7 @@ class SACConfig:
     ent_coef: Any = "auto"
     target_entropy: Any = "auto"
     target_update_interval: int = 1
+    fast_path: bool = True
     hidden_sizes: tuple[int, ...] = (256, 256)
     log_interval: int = 1000
     check_finite: bool = True
@@ -134,6 +138,36 @@ def _initial_ent_coef(value: Any) -> tuple[bool, float]:
     return False, float(value)
 
 
+def squashed_sample(
+    mean: torch.Tensor, log_std: torch.Tensor, noise: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``tanh(mean + exp(log_std) * noise)``, its log-probability and the pre-``tanh`` value.
+
+    The log-probability is the Gaussian's, summed over the last dimension, less the
+    ``tanh`` change of variables ``log(1 - tanh(u)^2)`` (written with ``softplus`` so it
+    stays finite for large ``|u|``).
+
+    Args:
+        mean: the Gaussian's mean, ``(batch, action_dim)``.
+        log_std: its log standard deviation, same shape.
+        noise: standard normal draws, same shape.
+
+    Returns:
+        ``(action, log_prob, pre_tanh)``: shapes ``(batch, action_dim)``, ``(batch,)``
+        and ``(batch, action_dim)``.
+
+    Example:
+        >>> action, log_prob, _ = squashed_sample(torch.zeros(1, 1), torch.zeros(1, 1),
+        ...                                       torch.zeros(1, 1))
+        >>> float(action), round(float(log_prob), 4)
+        (0.0, -0.9189)
+    """
+    pre_tanh = mean + log_std.exp() * noise
+    log_prob = (-0.5 * noise.square() - log_std - _LOG_SQRT_2PI).sum(-1)
+    log_prob = log_prob - (2.0 * (_LOG_2 - pre_tanh - F.softplus(-2.0 * pre_tanh))).sum(-1)
+    return torch.tanh(pre_tanh), log_prob, pre_tanh
+
+
 class SquashedGaussianActor(nn.Module):
     """ReLU MLP -> mean and log std of a Gaussian, squashed by ``tanh`` into ``[-1, 1]``.
 
@@ -165,12 +199,8 @@ class SquashedGaussianActor(nn.Module):
     def sample(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Return a reparameterized squashed sample in ``[-1, 1]`` and its log-probability."""
         mean, log_std = self(obs)
-        noise = torch.randn_like(mean)
-        pre_tanh = mean + log_std.exp() * noise
-        log_prob = (-0.5 * noise.square() - log_std - _LOG_SQRT_2PI).sum(-1)
-        # log(1 - tanh(u)^2), written with softplus so it stays finite for large |u|.
-        log_prob = log_prob - (2.0 * (_LOG_2 - pre_tanh - F.softplus(-2.0 * pre_tanh))).sum(-1)
-        return torch.tanh(pre_tanh), log_prob
+        action, log_prob, _ = squashed_sample(mean, log_std, torch.randn_like(mean))
+        return action, log_prob
 
     def numpy_forward(self) -> Any:
         """Return a NumPy function ``obs -> (mean, log_std)`` over views of the weights (CPU)."""
@@ -230,6 +260,298 @@ def _q_values(network: nn.Sequential, inputs: torch.Tensor, detach_weights: bool
         else:
             hidden = layer(hidden)
     return hidden.squeeze(-1)
+
+
+def _linears(network: nn.Module) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """``(weight, bias)`` of each ``Linear`` of a ReLU stack, in order."""
+    return [(m.weight, m.bias) for m in network if isinstance(m, nn.Linear)]
+
+
+def _mm_into(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """``out = a @ b``; for an inner size of a few columns as broadcast multiply-adds.
+
+    (MKL takes ~100 us for a 256x1 by 1x256 product on this kind of CPU; two
+    elementwise passes over the output take a few.)
+    """
+    if a.shape[1] > 4:
+        return torch.mm(a, b, out=out)
+    torch.mul(a[:, :1], b[:1], out=out)
+    for j in range(1, a.shape[1]):
+        out.addcmul_(a[:, j : j + 1], b[j : j + 1])
+    return out
+
+
+NARROW_INPUT = 64
+"""Input widths up to which :class:`SACGradients` takes first-layer weight gradients in NumPy.
+
+(MKL takes ~80 us for a 256x256 by 256x4 product on this kind of CPU, NumPy's OpenBLAS ~6.)
+"""
+
+
+def _narrow_on_cpu(layer_input: torch.Tensor) -> bool:
+    return layer_input.device.type == "cpu" and layer_input.shape[1] <= NARROW_INPUT
+
+
+class SACGradients:
+    """SAC's gradients for ReLU-MLP actors and twin critics, written by hand.
+
+    No autograd graph is built, and every activation, gradient and temporary of the
+    256-wide layers lives in a buffer kept between gradient steps (written with ``out=``
+    and in place): on the CPU the fresh 256x256 activations and gradients that autograd
+    allocates each step are cold in the cache, and their ReLU, ReLU backward and bias
+    copies cost ~10x the same passes over warm buffers. The gradients are those autograd
+    computes for :class:`SAC`'s losses (``tests/train/test_offpolicy_fast.py`` checks
+    them on the same batch); each optimizer's gradients live in one flat buffer that
+    every ``.grad`` is a view of.
+
+    One gradient step calls :meth:`sample`, :meth:`target`, :meth:`critic_gradients`
+    (then the critic's optimizer step) and :meth:`actor_gradients`, in that order.
+
+    Args:
+        actor: the :class:`SquashedGaussianActor` (at least one hidden layer).
+        critic: the :class:`TwinCritic` being trained.
+        critic_target: its target copy.
+
+    Example:
+        >>> actor, critic = SquashedGaussianActor(3, 1, (8,)), TwinCritic(4, (8,))
+        >>> gradients = SACGradients(actor, critic, critic)
+        >>> obs, actions = torch.zeros(5, 3), torch.zeros(5, 1)
+        >>> pi, log_pi, next_pi, next_log_pi = gradients.sample(obs, obs)
+        >>> target = gradients.target(obs, next_pi, next_log_pi, torch.zeros(5),
+        ...                           torch.full((5,), 0.99), torch.tensor(0.1))
+        >>> critic_loss = gradients.critic_gradients(obs, actions, target)
+        >>> actor_loss = gradients.actor_gradients(obs, torch.tensor(0.1))
+        >>> tuple(actor.mu.weight.grad.shape), tuple(critic.q2[0].weight.grad.shape)
+        ((1, 8), (8, 4))
+    """
+
+    def __init__(self, actor: SquashedGaussianActor, critic: TwinCritic, critic_target: TwinCritic):
+        if not len(actor.body):
+            raise ValueError("SACGradients needs an actor with at least one hidden layer.")
+        self.actor, self.critic = actor, critic
+        self._body = _linears(actor.body)
+        self._heads = [(actor.mu.weight, actor.mu.bias), (actor.log_std.weight, actor.log_std.bias)]
+        self._critics = [_linears(critic.q1), _linears(critic.q2)]
+        self._targets = [_linears(critic_target.q1), _linears(critic_target.q2)]
+        self._actor_params = list(actor.parameters())
+        self._critic_params = list(critic.parameters())
+        self._actor_grads = self._flat_grads(self._actor_params)
+        self._critic_grads = self._flat_grads(self._critic_params)
+        self._buffers: dict[str, torch.Tensor] = {}
+        self._sample: tuple[Any, ...] = ()
+
+    @staticmethod
+    def _flat_grads(parameters: list[torch.Tensor]) -> list[torch.Tensor]:
+        first = parameters[0]
+        flat = torch.zeros(
+            sum(p.numel() for p in parameters), dtype=first.dtype, device=first.device
+        )
+        grads, offset = [], 0
+        for p in parameters:
+            grads.append(flat[offset : offset + p.numel()].view_as(p))
+            offset += p.numel()
+        return grads
+
+    @staticmethod
+    def _bind(parameters: list[torch.Tensor], grads: list[torch.Tensor]) -> None:
+        for p, grad in zip(parameters, grads):
+            if p.grad is not grad:
+                p.grad = grad
+
+    def _buffer(self, name: str, rows: int, columns: int, like: torch.Tensor) -> torch.Tensor:
+        """Return the first ``rows`` rows of a kept ``(capacity, columns)`` buffer."""
+        buffer = self._buffers.get(name)
+        if (
+            buffer is None
+            or buffer.shape[0] < rows
+            or buffer.shape[1] != columns
+            or buffer.dtype != like.dtype
+        ):
+            buffer = torch.empty(rows, columns, dtype=like.dtype, device=like.device)
+            self._buffers[name] = buffer
+        return buffer[:rows]
+
+    def _forward(
+        self, layers: list, inputs: torch.Tensor, name: str, relu_last: bool = False
+    ) -> list[torch.Tensor]:
+        """Activations ``[inputs, hidden..., output]`` of a ReLU stack, in kept buffers."""
+        activations = [inputs]
+        hidden = inputs
+        last = len(layers) if relu_last else len(layers) - 1
+        for index, (weight, bias) in enumerate(layers):
+            out = self._buffer(f"{name}{index}", len(inputs), weight.shape[0], inputs)
+            torch.addmm(bias, hidden, weight.t(), out=out)
+            if index < last:
+                out.relu_()
+            activations.append(out)
+            hidden = out
+        return activations
+
+    def _backward(
+        self,
+        layers: list,
+        activations: list[torch.Tensor],
+        delta: torch.Tensor,
+        name: str,
+        grads: list[torch.Tensor] | None,
+        last: int | None = None,
+        input_columns: int = 0,
+    ) -> torch.Tensor | None:
+        """Backward pass from ``delta`` at the output of ``layers[last]`` (default: the top).
+
+        With ``grads`` (``[weight, bias, ...]`` views) writes the parameter gradients;
+        without, returns the gradient at the inputs' columns from ``input_columns`` on
+        (only then is it computed).
+        """
+        rows = len(delta)
+        top = len(layers) - 1 if last is None else last
+        for index in range(top, -1, -1):
+            weight = layers[index][0]
+            layer_input = activations[index][:rows]
+            if grads is not None:
+                if index == 0 and _narrow_on_cpu(layer_input):
+                    np.matmul(delta.numpy().T, layer_input.numpy(), out=grads[0].numpy())
+                else:
+                    torch.mm(delta.t(), layer_input, out=grads[2 * index])
+                torch.sum(delta, 0, out=grads[2 * index + 1])
+                if index == 0:
+                    return None
+            if index == 0:
+                return torch.mm(delta, weight[:, input_columns:])
+            hidden = self._buffer(f"{name}d{index}", rows, weight.shape[1], delta)
+            _mm_into(delta, weight, hidden)
+            torch.ops.aten.threshold_backward.grad_input(hidden, layer_input, 0, grad_input=hidden)
+            delta = hidden
+        return None
+
+    @torch.no_grad()
+    def sample(
+        self, obs: torch.Tensor, next_obs: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Squashed samples and log-probabilities for ``obs`` and for ``next_obs``.
+
+        One forward pass over both (stacked); the noise is drawn for ``obs`` first, as
+        two ``actor.sample`` calls draw it. What :meth:`actor_gradients` needs is kept.
+
+        Returns:
+            ``(actions, log_probs, next_actions, next_log_probs)``.
+        """
+        rows = len(obs)
+        stacked = self._buffer("actor_in", 2 * rows, obs.shape[1], obs)
+        torch.cat([obs, next_obs], out=stacked)
+        activations = self._forward(self._body, stacked, "actor", relu_last=True)
+        hidden = activations[-1]
+        (mu_w, mu_b), (ls_w, ls_b) = self._heads
+        mean = torch.addmm(mu_b, hidden, mu_w.t())
+        raw_log_std = torch.addmm(ls_b, hidden, ls_w.t())
+        log_std = raw_log_std.clamp(LOG_STD_MIN, LOG_STD_MAX)
+        noise = torch.randn_like(mean[:rows])
+        next_noise = torch.randn_like(mean[:rows])
+        actions, log_probs, _ = squashed_sample(mean[:rows], log_std[:rows], noise)
+        next_actions, next_log_probs, _ = squashed_sample(mean[rows:], log_std[rows:], next_noise)
+        self._sample = (activations, raw_log_std[:rows], log_std[:rows], noise, actions, log_probs)
+        return actions, log_probs, next_actions, next_log_probs
+
+    @torch.no_grad()
+    def target(
+        self,
+        next_obs: torch.Tensor,
+        next_actions: torch.Tensor,
+        next_log_probs: torch.Tensor,
+        rewards: torch.Tensor,
+        discount: torch.Tensor,
+        ent_coef: torch.Tensor,
+    ) -> torch.Tensor:
+        """``reward + discount * (min of the target critics - ent_coef * next log-prob)``."""
+        inputs = self._buffer(
+            "critic_in", len(next_obs), next_obs.shape[1] + next_actions.shape[1], next_obs
+        )
+        torch.cat([next_obs, next_actions], 1, out=inputs)
+        q1 = self._forward(self._targets[0], inputs, "q0")[-1]
+        q2 = self._forward(self._targets[1], inputs, "q1")[-1]
+        next_q = torch.minimum(q1, q2).squeeze(-1) - ent_coef * next_log_probs
+        return torch.addcmul(rewards, discount, next_q)
+
+    @torch.no_grad()
+    def critic_gradients(
+        self, obs: torch.Tensor, actions: torch.Tensor, target: torch.Tensor
+    ) -> torch.Tensor:
+        """Write the gradients of ``0.5 * sum over critics of mean((q - target)^2)``.
+
+        Returns:
+            That loss (a 0-d tensor).
+        """
+        self._bind(self._critic_params, self._critic_grads)
+        inputs = self._buffer("critic_in", len(obs), obs.shape[1] + actions.shape[1], obs)
+        torch.cat([obs, actions], 1, out=inputs)
+        scale = 1.0 / len(obs)
+        loss = None
+        per_critic = len(self._critic_grads) // 2
+        for k, layers in enumerate(self._critics):
+            activations = self._forward(layers, inputs, f"q{k}")
+            error = activations[-1].squeeze(-1) - target
+            half_mse = 0.5 * error.square().mean()
+            loss = half_mse if loss is None else loss + half_mse
+            grads = self._critic_grads[k * per_critic : (k + 1) * per_critic]
+            self._backward(layers, activations, error.mul_(scale).unsqueeze(-1), f"q{k}", grads)
+        return loss
+
+    @torch.no_grad()
+    def actor_gradients(self, obs: torch.Tensor, ent_coef: torch.Tensor) -> torch.Tensor:
+        """Write the gradients of ``mean(ent_coef * log_prob - min of the critics)``.
+
+        The critics are read at their current weights, for the actions :meth:`sample`
+        drew for ``obs``; only the actor's gradients are written.
+
+        Returns:
+            That loss (a 0-d tensor).
+        """
+        self._bind(self._actor_params, self._actor_grads)
+        activations, raw_log_std, log_std, noise, actions, log_probs = self._sample
+        rows, obs_dim = obs.shape
+        inputs = self._buffer("critic_in", rows, obs_dim + actions.shape[1], obs)
+        torch.cat([obs, actions], 1, out=inputs)
+        critic_activations = [
+            self._forward(layers, inputs, f"q{k}") for k, layers in enumerate(self._critics)
+        ]
+        q = torch.stack([a[-1] for a in critic_activations]).squeeze(-1)
+        q_min, chosen = q.min(0)
+        loss = (ent_coef * log_probs - q_min).mean()
+        scale = 1.0 / rows
+        # Each row's gradient reaches only the critic with the smaller value, so each
+        # critic's backward pass runs over its own rows only (rows are independent).
+        action_grad = torch.empty_like(actions)
+        for k, layers in enumerate(self._critics):
+            index = (chosen == k).nonzero().squeeze(1)
+            count = len(index)
+            if count == 0:
+                continue
+            picked = [inputs]
+            for depth, activation in enumerate(critic_activations[k][1:-1], 1):
+                rows_out = self._buffer(f"q{k}pick{depth}", rows, activation.shape[1], activation)
+                picked.append(torch.index_select(activation, 0, index, out=rows_out[:count]))
+            delta = torch.full((count, 1), -scale, dtype=q.dtype, device=q.device)
+            part = self._backward(layers, picked, delta, f"q{k}", None, input_columns=obs_dim)
+            action_grad.index_copy_(0, index, part)
+        # Through tanh, the reparameterized Gaussian sample and its log-probability.
+        log_prob_grad = ent_coef * scale
+        pre_tanh_grad = action_grad * (1.0 - actions.square()) + log_prob_grad * 2.0 * actions
+        log_std_grad = (pre_tanh_grad * noise * log_std.exp()).sub_(log_prob_grad)
+        log_std_grad.mul_((raw_log_std >= LOG_STD_MIN) & (raw_log_std <= LOG_STD_MAX))
+        hidden = activations[-1][:rows]
+        grads = self._actor_grads
+        n_body = 2 * len(self._body)
+        (mu_w, _), (ls_w, _) = self._heads
+        torch.mm(pre_tanh_grad.t(), hidden, out=grads[n_body])
+        torch.sum(pre_tanh_grad, 0, out=grads[n_body + 1])
+        torch.mm(log_std_grad.t(), hidden, out=grads[n_body + 2])
+        torch.sum(log_std_grad, 0, out=grads[n_body + 3])
+        delta = self._buffer("actor_dh", rows, hidden.shape[1], hidden)
+        _mm_into(torch.cat([pre_tanh_grad, log_std_grad], 1), torch.cat([mu_w, ls_w]), delta)
+        torch.ops.aten.threshold_backward.grad_input(delta, hidden, 0, grad_input=delta)
+        last = len(self._body) - 1
+        self._backward(self._body, activations, delta, "actor", grads[:n_body], last=last)
+        return loss
 
 
 class SAC(OffPolicyAgent):
@@ -306,6 +628,11 @@ class SAC(OffPolicyAgent):
         self.buffer = ReplayBuffer(cfg.buffer_size, self.obs_dim, (self.action_dim,), np.float32)
         self._numpy_actor = self.actor.numpy_forward() if device.type == "cpu" else None
         self._gradient_steps_done = 0
+        self._gradients = (
+            SACGradients(self.actor, self.critic, self.critic_target)
+            if cfg.fast_path and cfg.hidden_sizes
+            else None
+        )
 
     def ent_coef(self) -> float:
         """Return the current entropy coefficient."""
@@ -341,38 +668,14 @@ class SAC(OffPolicyAgent):
     def _train(self) -> None:
         cfg = self.config
         device = self.device
-        actor_step, critic_step, ent_coef_step = self._steps
         batches = self.buffer.sample_batches(cfg.gradient_steps, cfg.batch_size, self.rng, device)
         with torch.no_grad():
             discounts = (1.0 - batches[4]).mul_(cfg.gamma)
+        step = self._fast_step if self._gradients is not None else self._autograd_step
         for i in range(cfg.gradient_steps):
-            obs_t, actions, rewards, next_t = (part[i] for part in batches[:4])
-            pi_actions, pi_log_probs = self.actor.sample(obs_t)
-            with torch.no_grad():
-                next_actions, next_log_probs = self.actor.sample(next_t)
-            if self.learn_ent_coef:
-                ent_coef_loss = -(
-                    self.log_ent_coef * (pi_log_probs.detach() + self.target_entropy)
-                ).mean()
-                self.ent_coef_optimizer.zero_grad(set_to_none=True)
-                ent_coef_loss.backward()
-                ent_coef_step()
-            ent_coef = self.log_ent_coef.detach().exp()
-            with torch.no_grad():
-                next_q = self.critic_target(next_t, next_actions).min(0).values
-                next_q = next_q - ent_coef * next_log_probs
-                target = torch.addcmul(rewards, discounts[i], next_q)
-            q = self.critic(obs_t, actions)
-            critic_loss = 0.5 * (q - target).square().mean(1).sum()
-            self.critic_optimizer.zero_grad(set_to_none=True)
-            critic_loss.backward()
-            self._check_update(critic_loss, critic_loss.detach())
-            critic_step()
-            q_pi = self.critic(obs_t, pi_actions, detach_weights=True).min(0).values
-            actor_loss = (ent_coef * pi_log_probs - q_pi).mean()
-            self.actor_optimizer.zero_grad(set_to_none=True)
-            actor_loss.backward()
-            actor_step()
+            critic_loss, actor_loss, ent_coef = step(
+                *(part[i] for part in batches[:4]), discounts[i]
+            )
             self.num_updates += 1
             if self.num_updates % cfg.target_update_interval == 0:
                 polyak_update(self._critic_parameters, self._target_parameters, cfg.tau)
@@ -384,6 +687,66 @@ class SAC(OffPolicyAgent):
             "ent_coef": float(ent_coef),
             "learning_rate": cfg.learning_rate,
         }
+
+    def _ent_coef_update(self, log_probs: torch.Tensor, by_hand: bool = False) -> torch.Tensor:
+        """Step the entropy coefficient; return its value before the step (as SB3 uses).
+
+        The loss is ``-mean(log_ent_coef * (log_prob + target_entropy))``; ``by_hand``
+        writes its gradient, ``-mean(log_prob + target_entropy)``, without autograd.
+        """
+        ent_coef = self.log_ent_coef.detach().exp()
+        if self.learn_ent_coef and by_hand:
+            with torch.no_grad():
+                self.log_ent_coef.grad = (log_probs + self.target_entropy).mean().neg().reshape(1)
+            self._steps[2]()
+        elif self.learn_ent_coef:
+            ent_coef_loss = -(self.log_ent_coef * (log_probs.detach() + self.target_entropy)).mean()
+            self.ent_coef_optimizer.zero_grad(set_to_none=True)
+            ent_coef_loss.backward()
+            self._steps[2]()
+        return ent_coef
+
+    def _autograd_step(
+        self, obs_t: Any, actions: Any, rewards: Any, next_t: Any, discount: Any
+    ) -> tuple[Any, Any, Any]:
+        """One gradient step with autograd; return ``(critic loss, actor loss, ent_coef)``."""
+        actor_step, critic_step, _ = self._steps
+        pi_actions, pi_log_probs = self.actor.sample(obs_t)
+        with torch.no_grad():
+            next_actions, next_log_probs = self.actor.sample(next_t)
+        ent_coef = self._ent_coef_update(pi_log_probs)
+        with torch.no_grad():
+            next_q = self.critic_target(next_t, next_actions).min(0).values
+            next_q = next_q - ent_coef * next_log_probs
+            target = torch.addcmul(rewards, discount, next_q)
+        q = self.critic(obs_t, actions)
+        critic_loss = 0.5 * (q - target).square().mean(1).sum()
+        self.critic_optimizer.zero_grad(set_to_none=True)
+        critic_loss.backward()
+        self._check_update(critic_loss, critic_loss.detach())
+        critic_step()
+        q_pi = self.critic(obs_t, pi_actions, detach_weights=True).min(0).values
+        actor_loss = (ent_coef * pi_log_probs - q_pi).mean()
+        self.actor_optimizer.zero_grad(set_to_none=True)
+        actor_loss.backward()
+        actor_step()
+        return critic_loss, actor_loss, ent_coef
+
+    def _fast_step(
+        self, obs_t: Any, actions: Any, rewards: Any, next_t: Any, discount: Any
+    ) -> tuple[Any, Any, Any]:
+        """Take the same step through :class:`SACGradients` (no autograd graph)."""
+        actor_step, critic_step, _ = self._steps
+        gradients = self._gradients
+        _, pi_log_probs, next_actions, next_log_probs = gradients.sample(obs_t, next_t)
+        ent_coef = self._ent_coef_update(pi_log_probs, by_hand=True)
+        target = gradients.target(next_t, next_actions, next_log_probs, rewards, discount, ent_coef)
+        critic_loss = gradients.critic_gradients(obs_t, actions, target)
+        self._check_update(critic_loss, critic_loss)
+        critic_step()
+        actor_loss = gradients.actor_gradients(obs_t, ent_coef)
+        actor_step()
+        return critic_loss, actor_loss, ent_coef
 
     def _networks_state(self) -> dict[str, Any]:
         state = {

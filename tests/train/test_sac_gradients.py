@@ -1,0 +1,223 @@
+"""SAC's hand-written gradient step computes what autograd computes for SAC's losses.
+
+``SACGradients`` (``SACConfig.fast_path=True``, the default) against the plain autograd
+losses on the same batch and the same noise: the samples, the critic target, the critic
+gradients, the actor gradients (through both critics, the ``tanh`` squashing, the
+log-probability and the ``log_std`` clamp), and whole training rounds of the two paths.
+"""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from palaestra.train.sac import (  # noqa: E402
+    NARROW_INPUT,
+    SAC,
+    SACConfig,
+    SACGradients,
+    SquashedGaussianActor,
+    TwinCritic,
+)
+
+BATCH = 16
+ENT_COEF = torch.tensor([0.3])
+
+
+def make_networks(obs_dim, action_dim, hidden_sizes, log_std_bias=0.0, q2_offset=0.0):
+    """An actor, critics and a distinct target, from a fixed seed."""
+    torch.manual_seed(3)
+    actor = SquashedGaussianActor(obs_dim, action_dim, hidden_sizes)
+    critic = TwinCritic(obs_dim + action_dim, hidden_sizes)
+    target = TwinCritic(obs_dim + action_dim, hidden_sizes)
+    with torch.no_grad():
+        actor.log_std.bias.add_(log_std_bias)
+        critic.q2[-1].bias.add_(q2_offset)
+    return actor, critic, target
+
+
+def make_batch(obs_dim, action_dim):
+    generator = torch.Generator().manual_seed(11)
+    obs = torch.randn(BATCH, obs_dim, generator=generator)
+    next_obs = torch.randn(BATCH, obs_dim, generator=generator)
+    actions = torch.rand(BATCH, action_dim, generator=generator) * 2 - 1
+    rewards = torch.randn(BATCH, generator=generator)
+    discount = 0.99 * (torch.rand(BATCH, generator=generator) > 0.2).float()
+    return obs, actions, rewards, next_obs, discount
+
+
+def grads_of(module):
+    return [p.grad.clone() for p in module.parameters()]
+
+
+def assert_all_close(got, want):
+    for a, b in zip(got, want, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+SHAPES = [
+    pytest.param(3, 1, (8,), id="pendulum-like-one-layer"),
+    pytest.param(3, 1, (16, 16), id="pendulum-like-two-layers"),
+    pytest.param(5, 3, (8, 8, 8), id="three-actions-three-layers"),
+    pytest.param(NARROW_INPUT + 1, 2, (8,), id="wide-observations"),
+]
+
+
+@pytest.mark.parametrize(("obs_dim", "action_dim", "hidden_sizes"), SHAPES)
+def test_sample_equals_two_actor_samples_with_the_same_noise(obs_dim, action_dim, hidden_sizes):
+    actor, critic, target = make_networks(obs_dim, action_dim, hidden_sizes)
+    obs, _, _, next_obs, _ = make_batch(obs_dim, action_dim)
+    torch.manual_seed(5)
+    with torch.no_grad():
+        want = (*actor.sample(obs), *actor.sample(next_obs))
+    torch.manual_seed(5)
+    got = SACGradients(actor, critic, target).sample(obs, next_obs)
+    assert_all_close(got, want)
+
+
+@pytest.mark.parametrize(("obs_dim", "action_dim", "hidden_sizes"), SHAPES)
+def test_target_is_reward_plus_discounted_soft_minimum_of_target_critics(
+    obs_dim, action_dim, hidden_sizes
+):
+    actor, critic, target = make_networks(obs_dim, action_dim, hidden_sizes)
+    _, _, rewards, next_obs, discount = make_batch(obs_dim, action_dim)
+    with torch.no_grad():
+        next_actions, next_log_probs = actor.sample(next_obs)
+        soft = target(next_obs, next_actions).min(0).values - ENT_COEF * next_log_probs
+        want = rewards + discount * soft
+    gradients = SACGradients(actor, critic, target)
+    got = gradients.target(next_obs, next_actions, next_log_probs, rewards, discount, ENT_COEF)
+    torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(("obs_dim", "action_dim", "hidden_sizes"), SHAPES)
+def test_critic_gradients_equal_autograd(obs_dim, action_dim, hidden_sizes):
+    actor, critic, target = make_networks(obs_dim, action_dim, hidden_sizes)
+    obs, actions, rewards, _, _ = make_batch(obs_dim, action_dim)
+    q_target = rewards * 3.0
+    reference = 0.5 * (critic(obs, actions) - q_target).square().mean(1).sum()
+    reference.backward()
+    want = grads_of(critic)
+    critic.zero_grad(set_to_none=True)
+    loss = SACGradients(actor, critic, target).critic_gradients(obs, actions, q_target)
+    assert float(loss) == pytest.approx(float(reference.detach()), rel=1e-6)
+    assert_all_close(grads_of(critic), want)
+
+
+def actor_reference(actor, critic, obs):
+    """The actor loss written plainly with autograd (critic weights detached); its grads."""
+    torch.manual_seed(5)
+    actions, log_probs = actor.sample(obs)
+    q_pi = critic(obs, actions, detach_weights=True).min(0).values
+    loss = (ENT_COEF * log_probs - q_pi).mean()
+    loss.backward()
+    return float(loss.detach()), grads_of(actor)
+
+
+def hand_actor_gradients(actor, critic, target, obs, next_obs):
+    torch.manual_seed(5)
+    gradients = SACGradients(actor, critic, target)
+    gradients.sample(obs, next_obs)
+    loss = gradients.actor_gradients(obs, ENT_COEF)
+    return float(loss), grads_of(actor)
+
+
+@pytest.mark.parametrize(("obs_dim", "action_dim", "hidden_sizes"), SHAPES)
+def test_actor_gradients_equal_autograd(obs_dim, action_dim, hidden_sizes):
+    actor, critic, target = make_networks(obs_dim, action_dim, hidden_sizes)
+    obs, _, _, next_obs, _ = make_batch(obs_dim, action_dim)
+    want_loss, want = actor_reference(actor, critic, obs)
+    actor.zero_grad(set_to_none=True)
+    loss, got = hand_actor_gradients(actor, critic, target, obs, next_obs)
+    assert loss == pytest.approx(want_loss, rel=1e-6)
+    assert_all_close(got, want)
+
+
+@pytest.mark.parametrize("log_std_bias", [5.0, -25.0], ids=["above-max", "below-min"])
+def test_actor_gradients_stop_at_the_log_std_clamp_as_autograd(log_std_bias):
+    actor, critic, target = make_networks(3, 2, (8,), log_std_bias=log_std_bias)
+    obs, _, _, next_obs, _ = make_batch(3, 2)
+    _, want = actor_reference(actor, critic, obs)
+    actor.zero_grad(set_to_none=True)
+    _, got = hand_actor_gradients(actor, critic, target, obs, next_obs)
+    assert_all_close(got, want)
+    assert float(actor.log_std.bias.grad.abs().sum()) == 0.0  # clamped everywhere
+
+
+@pytest.mark.parametrize("q2_offset", [100.0, -100.0], ids=["q1-always-lower", "q2-always-lower"])
+def test_actor_gradients_equal_autograd_when_one_critic_is_always_the_minimum(q2_offset):
+    actor, critic, target = make_networks(3, 1, (8, 8), q2_offset=q2_offset)
+    obs, _, _, next_obs, _ = make_batch(3, 1)
+    _, want = actor_reference(actor, critic, obs)
+    actor.zero_grad(set_to_none=True)
+    _, got = hand_actor_gradients(actor, critic, target, obs, next_obs)
+    assert_all_close(got, want)
+
+
+def gradient_step(gradients, batch):
+    """One SACGradients step's calls, in the training order; return their outputs."""
+    obs, actions, rewards, next_obs, discount = batch
+    _, log_probs, next_actions, next_log_probs = gradients.sample(obs, next_obs)
+    q_target = gradients.target(next_obs, next_actions, next_log_probs, rewards, discount, ENT_COEF)
+    critic_loss = gradients.critic_gradients(obs, actions, q_target)
+    return log_probs, critic_loss, gradients.actor_gradients(obs, ENT_COEF)
+
+
+def test_gradient_step_builds_no_autograd_graph():
+    gradients = SACGradients(*make_networks(3, 1, (8,)))
+    for value in gradient_step(gradients, make_batch(3, 1)):
+        assert value.grad_fn is None
+
+
+def test_gradient_steps_reuse_their_buffers():
+    gradients = SACGradients(*make_networks(3, 1, (8,)))
+    batch = make_batch(3, 1)
+    gradient_step(gradients, batch)
+    first = {name: buffer.data_ptr() for name, buffer in gradients._buffers.items()}
+    gradient_step(gradients, batch)
+    assert {name: buffer.data_ptr() for name, buffer in gradients._buffers.items()} == first
+
+
+def test_sac_gradients_reject_an_actor_without_hidden_layers():
+    actor, critic, target = make_networks(3, 1, ())
+    with pytest.raises(ValueError, match="at least one hidden layer"):
+        SACGradients(actor, critic, target)
+
+
+def test_sac_without_hidden_layers_trains_through_autograd():
+    agent = SAC("MlpPolicy", "Pendulum-v1", hidden_sizes=(), learning_starts=16, batch_size=8)
+    agent.learn(24, progress_bar=False)
+    assert agent._gradients is None and agent.num_updates == 8
+
+
+def test_sac_config_fast_path_is_on_by_default():
+    assert SACConfig().fast_path is True
+
+
+HP = dict(learning_starts=64, batch_size=16, gradient_steps=3, hidden_sizes=(16, 16), seed=2)
+
+
+@pytest.mark.parametrize("ent_coef", ["auto", 0.2], ids=["learned-ent-coef", "fixed-ent-coef"])
+def test_sac_fast_path_rounds_match_autograd_rounds(ent_coef):
+    fast, slow = (
+        SAC("MlpPolicy", "Pendulum-v1", fast_path=f, ent_coef=ent_coef, **HP) for f in (True, False)
+    )
+    for agent in (fast, slow):
+        agent.learn(64, progress_bar=False)  # same seed: same transitions, no update yet
+        torch.manual_seed(9)  # the same noise (torch's global generator) for both
+        agent._train()
+        agent._train()
+    for module in ("actor", "critic", "critic_target"):
+        for a, b in zip(getattr(fast, module).parameters(), getattr(slow, module).parameters()):
+            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(fast.log_ent_coef, slow.log_ent_coef)
+    assert fast._last["loss"] == pytest.approx(slow._last["loss"], rel=1e-5)
+    assert fast.num_updates == slow.num_updates == 6
+
+
+@pytest.mark.parametrize("fast_path", [True, False], ids=["fast-path", "autograd"])
+def test_sac_losses_use_the_entropy_coefficient_from_before_its_update(fast_path):
+    agent = SAC("MlpPolicy", "Pendulum-v1", fast_path=fast_path, **{**HP, "gradient_steps": 1})
+    agent.learn(64, progress_bar=False)
+    agent._train()  # the first update: the coefficient used is the initial 1.0, as in SB3
+    assert agent._last["ent_coef"] == 1.0
+    assert agent.ent_coef() != 1.0
