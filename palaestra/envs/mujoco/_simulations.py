@@ -154,7 +154,11 @@ class BatchSimulations:
     """The simulations of one persistent :class:`mujoco.batch.Batch`.
 
     ``cfrc_ext`` is not a batch output: after a step, each stepped row's ``MjData`` is
-    copied into a scratch ``MjData`` whose ``mj_rnePostConstraint`` computes it.
+    copied into a scratch ``MjData`` whose ``mj_rnePostConstraint`` computes it. The copy
+    (``get_data``, the whole ``MjData`` struct) is the dearer part, so it is made only for
+    the rows that have an external force to sum: while no body force is applied and the
+    model has no equality constraint or flex (which add their forces too), a row without
+    contacts gets the zeros ``mj_rnePostConstraint`` would give it.
 
     Args:
         model: the compiled model.
@@ -185,21 +189,43 @@ class BatchSimulations:
             self._scratch = mujoco.MjData(model)
             # A view of the scratch's field, bound once (each attribute access makes one).
             self._scratch_cfrc_ext = self._scratch.cfrc_ext
-        self._all_rows = list(range(num_envs))
+            # Outputs of every call: the contacts of the last substep and the applied forces.
+            self._ncon = self.batch.bind("ncon")
+            self._xfrc_applied = self.batch.bind("xfrc_applied").reshape(num_envs, -1)
+            # Equality constraints and flexes add forces whatever the contacts: every row.
+            self._skips_free_rows = model.neq == 0 and model.nflex == 0
+        self._all_rows = np.arange(num_envs)
 
     def step(self, rows: np.ndarray | None, ctrl: np.ndarray, nstep: int) -> None:
         """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``)."""
         self.view.ctrl[:] = ctrl
         self.batch.step(rows, nstep=nstep)
         if self.contact_forces:
-            # MuJoCo computes cfrc_ext only on request, from the last substep's MjData: the
-            # same mj_rnePostConstraint call a single env makes after its mj_step.
-            get_data, rne, model = self.batch.get_data, mujoco.mj_rnePostConstraint, self.model
-            scratch, computed, cfrc = self._scratch, self._scratch_cfrc_ext, self.view.cfrc_ext
-            for row in self._all_rows if rows is None else rows.tolist():
-                get_data(row, scratch)
-                rne(model, scratch)
-                cfrc[row] = computed
+            self._contact_forces(self._all_rows if rows is None else rows)
+
+    def _contact_forces(self, rows: np.ndarray) -> None:
+        """Compute ``cfrc_ext`` of the stepped ``rows``, as ``mj_rnePostConstraint`` does.
+
+        MuJoCo computes it only on request, from the last substep's ``MjData``: the call a
+        single env makes after its ``mj_step``, here on a copy of each row that has an
+        external force; the others' are zeros, as that call would leave them.
+        """
+        cfrc = self.view.cfrc_ext
+        if self._skips_free_rows and not self._xfrc_applied.any():
+            if len(rows) == len(cfrc):
+                free = self._ncon == 0
+                cfrc[free] = 0.0
+                rows = np.flatnonzero(~free)
+            else:
+                touched = self._ncon[rows] > 0
+                cfrc[rows[~touched]] = 0.0
+                rows = rows[touched]
+        get_data, rne, model = self.batch.get_data, mujoco.mj_rnePostConstraint, self.model
+        scratch, computed = self._scratch, self._scratch_cfrc_ext
+        for row in rows.tolist():
+            get_data(row, scratch)
+            rne(model, scratch)
+            cfrc[row] = computed
 
     def reset(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray) -> None:
         """Reset ``rows`` (``mj_resetData``), set their state and run ``mj_forward``."""

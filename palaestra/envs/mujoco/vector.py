@@ -243,9 +243,7 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         )
         rows_view = SimpleNamespace(**{name: value[rows] for name, value in vars(view).items()})
         observations[rows] = env._observe(rows_view)
-        reset_info = env._reset_info(rows_view)
-        for position, row in enumerate(rows):
-            add_info(infos, _row(reset_info, position), int(row), self.num_envs)
+        _merge_rows(infos, env._reset_info(rows_view), rows, self.num_envs)
         self.elapsed_steps[rows] = 0
         self._ended[rows] = False
         return observations, infos
@@ -352,13 +350,29 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.single_env.close()
 
 
-def _row(info: dict[str, Any], position: int) -> dict[str, Any]:
-    """One sub-env's info out of a batch of values (numpy scalars, or row arrays)."""
-    row = {}
+def _merge_rows(
+    infos: dict[str, Any], info: dict[str, Any], rows: np.ndarray, num_envs: int
+) -> None:
+    """Merge the infos of sub-envs ``rows`` (one row of every value each) into ``infos``.
+
+    The result is that of :func:`~palaestra.vector.vector_env.add_info` called for each
+    row's own info in turn: a key met first gets a zeroed batch of the value's dtype and a
+    mask, then the rows' values and mask entries are written.
+
+    Example:
+        >>> infos = {}
+        >>> _merge_rows(infos, {"x": np.array([1.5, 2.5])}, np.array([0, 2]), 3)
+        >>> infos
+        {'x': array([1.5, 0. , 2.5]), '_x': array([ True, False,  True])}
+    """
     for key, value in info.items():
-        value = np.asarray(value)[position]
-        row[key] = value[()] if value.ndim == 0 else value.copy()
-    return row
+        value = np.asarray(value)
+        batch = infos.get(key)
+        if batch is None:
+            batch = np.zeros((num_envs, *value.shape[1:]), dtype=value.dtype)
+            infos[key], infos[f"_{key}"] = batch, np.zeros(num_envs, dtype=np.bool_)
+        batch[rows] = value
+        infos[f"_{key}"][rows] = True
 
 
 def _batched(info: dict[str, Any], num_envs: int) -> dict[str, Any]:
