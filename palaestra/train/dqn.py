@@ -289,14 +289,15 @@ class DQN(OffPolicyAgent):
         discount = discount.unsqueeze(-1).contiguous().unbind(0)
         actions = actions.contiguous().unbind(0)
         errors = torch.empty(cfg.gradient_steps, cfg.batch_size, 1, device=self.device)
-        monitor = self.monitor
-        for i in range(cfg.gradient_steps):
-            error = gradients(inputs[i], actions[i], rewards[i], discount[i], next_values[i])
-            errors[i] = error
-            grad_norm = gradients.clip_(cfg.max_grad_norm)
-            finite = math.isfinite(grad_norm)
-            loss = huber(error) if monitor is not None or not finite else None
-            self._finish_update(loss, grad_norm)
+        monitor, max_norm, adam_step = self.monitor, cfg.max_grad_norm, self._adam_step
+        for i, error in enumerate(errors.unbind(0)):
+            gradients(inputs[i], actions[i], rewards[i], discount[i], next_values[i], error)
+            grad_norm = gradients.clip_(max_norm)
+            if monitor is not None or not math.isfinite(grad_norm):
+                self._finish_update(huber(error), grad_norm)  # checks, may raise
+            else:
+                self.num_updates += 1
+                adam_step()
         return float(huber(errors))
 
     def _autograd_step(
@@ -463,18 +464,23 @@ def _build_kernels() -> Any:
         delta,
         weight_grad,
         bias_grad,
+        delta_sum,
     ):  # pragma: no cover - compiled
         rows, width = hidden.shape
         n_actions = weight.shape[0]
         batch = actions.shape[0]
+        zero = np.float32(0)
         for r in range(rows):
+            h = hidden[r]
             for a in range(n_actions):
+                w = weight[a]
                 acc = bias[a]
                 for j in range(width):
-                    acc += hidden[r, j] * weight[a, j]
+                    acc += h[j] * w[j]
                 out[r, a] = acc
         weight_grad[:] = 0
         bias_grad[:] = 0
+        delta_sum[:] = 0
         scale = np.float32(1.0) / np.float32(batch)
         for r in range(batch):
             if double_q:
@@ -496,10 +502,12 @@ def _build_kernels() -> Any:
                 g = -1
             g *= scale
             bias_grad[action] += g
+            h, w, grad, d = hidden[r], weight[action], weight_grad[action], delta[r]
             for j in range(width):
-                h = hidden[r, j]
-                weight_grad[action, j] += g * h
-                delta[r, j] = g * weight[action, j] if h > 0 else 0
+                grad[j] += g * h[j]
+                value_j = g * w[j] if h[j] > zero else zero
+                d[j] = value_j
+                delta_sum[j] += value_j
 
     @jit
     def narrow_backward(pre, hidden, x, weight_grad, bias_grad):  # pragma: no cover
@@ -507,16 +515,19 @@ def _build_kernels() -> Any:
         n_in = x.shape[1]
         transposed = np.zeros((n_in, width), np.float32)
         row = np.empty(width, np.float32)
+        zero = np.float32(0)
         bias_grad[:] = 0
         for r in range(batch):
+            p, h, xr = pre[r], hidden[r], x[r]
             for j in range(width):
-                d = pre[r, j] if hidden[r, j] > 0 else 0
+                d = p[j] if h[j] > zero else zero
                 row[j] = d
                 bias_grad[j] += d
             for i in range(n_in):
-                xi = x[r, i]
+                xi = xr[i]
+                column = transposed[i]
                 for j in range(width):
-                    transposed[i, j] += row[j] * xi
+                    column[j] += row[j] * xi
         for j in range(width):
             for i in range(n_in):
                 weight_grad[j, i] = transposed[i, j]
@@ -680,7 +691,13 @@ class DQNGradients:
                 p.grad = grad
 
     def __call__(
-        self, inputs: Any, actions: Any, rewards: Any, discount: Any, next_values: Any
+        self,
+        inputs: Any,
+        actions: Any,
+        rewards: Any,
+        discount: Any,
+        next_values: Any,
+        error_out: Any = None,
     ) -> Any:
         """Write one minibatch's gradients; return its TD errors ``q - target``.
 
@@ -693,16 +710,22 @@ class DQNGradients:
             next_values: with ``double_q`` the target network's Q-values of the next
                 observations, ``(batch, n_actions)``; without it their maximum,
                 ``(batch, 1)``.
+            error_out: an optional contiguous ``(batch, 1)`` tensor the TD errors are
+                written into.
 
         Returns:
-            The TD errors, ``(batch, 1)`` (their mean Huber loss is :func:`huber`); with
-            the compiled kernels a buffer that the next call overwrites.
+            The TD errors, ``(batch, 1)`` (their mean Huber loss is :func:`huber`):
+            ``error_out`` when given; otherwise, with the compiled kernels, a buffer that
+            the next call overwrites.
         """
         self._bind()
         with torch.no_grad():
             if self.kernels is not None:
-                return self._compiled(inputs, actions, rewards, discount, next_values)
-            return self._torch(inputs, actions, rewards, discount, next_values)
+                return self._compiled(inputs, actions, rewards, discount, next_values, error_out)
+            error = self._torch(inputs, actions, rewards, discount, next_values)
+            if error_out is None:
+                return error
+            return error_out.copy_(error)
 
     def _torch(self, inputs: Any, actions: Any, rewards: Any, discount: Any, next_values: Any):
         batch = len(actions)
@@ -750,7 +773,15 @@ class DQNGradients:
             self._buffers[key] = (hidden, deltas, error, arrays)
         return self._buffers[key]
 
-    def _compiled(self, inputs: Any, actions: Any, rewards: Any, discount: Any, next_values: Any):
+    def _compiled(
+        self,
+        inputs: Any,
+        actions: Any,
+        rewards: Any,
+        discount: Any,
+        next_values: Any,
+        error_out: Any,
+    ) -> Any:
         kernels = self.kernels
         batch, rows = len(actions), len(inputs)
         weights, biases = self.weights, self.biases
@@ -758,6 +789,8 @@ class DQNGradients:
         n_hidden = len(hidden)
         hidden_np, deltas_np = arrays[:n_hidden], arrays[n_hidden : 2 * n_hidden]
         q_values_np, error_np = arrays[-2:]
+        if error_out is not None:
+            error, error_np = error_out, error_out.numpy()
         x = inputs.contiguous()
         x_np = x.numpy()
         activations = [x, *hidden]
@@ -784,6 +817,7 @@ class DQNGradients:
             deltas_np[last - 1],
             self._np_weight_grads[last],
             self._np_bias_grads[last],
+            self._np_bias_grads[last - 1],  # the sum of ``delta`` over the batch
         )
         # deltas[layer]: the loss gradient by layer ``layer``'s pre-activation, masked.
         delta = deltas[last - 1]
@@ -800,7 +834,8 @@ class DQNGradients:
                 break
             layer_input = activations[layer][:batch]
             self._weight_grad(layer, delta, layer_input)
-            torch.sum(delta, 0, out=self.bias_grads[layer])
+            if layer < last - 1:  # the tail summed the last hidden layer's
+                torch.sum(delta, 0, out=self.bias_grads[layer])
             if layer == 0:
                 break
             pre = torch.mm(delta, weights[layer], out=deltas[layer - 1])

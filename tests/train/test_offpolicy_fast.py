@@ -1,7 +1,8 @@
 """The off-policy speed-ups compute what the plain versions compute.
 
 - ``DQNGradients`` (hand-written DQN and double-DQN gradients) equals autograd on the same
-  batch, and a fast-path training round equals an autograd round.
+  batch, through its numba kernels and through torch operations alone, and a fast-path
+  training round equals an autograd round; ``ChunkedTargetValues`` equals the network.
 - ``AdamStep`` is bit-for-bit ``torch.optim.Adam(fused=True).step()``.
 - ``ReplayBuffer.sample_batches`` draws rows that are stored transitions, consistently.
 """
@@ -16,9 +17,12 @@ torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
 from palaestra.train.dqn import (  # noqa: E402
+    COMPILED_INPUT,
     DQN,
     NARROW_INPUT,
+    ChunkedTargetValues,
     DQNGradients,
+    compiled_kernels,
     forward_in_chunks,
     huber,
 )
@@ -27,6 +31,9 @@ from palaestra.train.offpolicy import AdamStep, ReplayBuffer, relu_mlp  # noqa: 
 BATCH = 16
 OBS_DIM = 4
 N_ACTIONS = 3
+needs_numba = pytest.mark.skipif(compiled_kernels() is None, reason="numba is not installed")
+PATHS = [pytest.param(False, id="torch"), pytest.param(None, id="auto", marks=needs_numba)]
+"""``DQNGradients(compiled=...)``: torch operations only, or the kernels wherever they apply."""
 
 
 def dqn_loss(q_net, obs, actions, rewards, discount, next_obs, next_target, double_q):
@@ -52,47 +59,116 @@ def make_dqn_batch(generator, reward_scale, obs_dim=OBS_DIM):
     return obs, actions, rewards, discount, next_obs, next_target
 
 
-def hand_gradients(q_net, batch, double_q):
-    """Run DQNGradients on one batch as the DQN round feeds it; return (errors, grads)."""
+def round_inputs(batch, double_q):
+    """The arguments DQNGradients gets from a DQN round for one minibatch."""
     obs, actions, rewards, discount, next_obs, next_target = batch
     if double_q:
         inputs, next_values = torch.cat([obs, next_obs]), next_target
     else:
         inputs, next_values = obs, next_target.max(-1, keepdim=True).values
+    return inputs, actions, rewards.unsqueeze(-1), discount.unsqueeze(-1), next_values
+
+
+def hand_gradients(q_net, batch, double_q, compiled=None):
+    """Run DQNGradients on one batch as the DQN round feeds it; return (errors, grads)."""
     params = list(q_net.parameters())
-    errors = DQNGradients(params, double_q)(
-        inputs, actions, rewards.unsqueeze(-1), discount.unsqueeze(-1), next_values
-    )
+    errors = DQNGradients(params, double_q, compiled)(*round_inputs(batch, double_q))
     return errors, [p.grad.clone() for p in params]
 
 
-@pytest.mark.parametrize("double_q", [True, False])
-@pytest.mark.parametrize("hidden_sizes", [(), (8,), (16, 16), (8, 8, 8)])
-@pytest.mark.parametrize("reward_scale", [0.1, 10.0])  # Huber's quadratic and linear parts
-def test_dqn_gradients_equal_autograd(double_q, hidden_sizes, reward_scale):
-    torch.manual_seed(1)
-    q_net = relu_mlp(OBS_DIM, hidden_sizes, N_ACTIONS)
-    batch = make_dqn_batch(torch.Generator().manual_seed(7), reward_scale)
+def autograd_gradients(q_net, batch, double_q):
+    """The reference loss and gradients of one batch, by autograd."""
+    q_net.zero_grad(set_to_none=True)
     reference = dqn_loss(q_net, *batch, double_q=double_q)
     reference.backward()
     expected = [p.grad.clone() for p in q_net.parameters()]
-    errors, grads = hand_gradients(q_net, batch, double_q)
-    assert float(huber(errors)) == pytest.approx(float(reference.detach()), rel=1e-6)
-    for grad, want in zip(grads, expected):
-        torch.testing.assert_close(grad, want, rtol=1e-5, atol=1e-6)
+    q_net.zero_grad(set_to_none=True)
+    return float(reference.detach()), expected
 
 
+@pytest.mark.parametrize("compiled", PATHS)
 @pytest.mark.parametrize("double_q", [True, False])
-def test_dqn_gradients_equal_autograd_for_wide_observations(double_q):
-    obs_dim = NARROW_INPUT + 1  # the first layer's gradient through torch, not NumPy
+@pytest.mark.parametrize("hidden_sizes", [(), (8,), (16, 16), (8, 8, 8)])
+@pytest.mark.parametrize("reward_scale", [0.1, 10.0])  # Huber's quadratic and linear parts
+def test_dqn_gradients_equal_autograd(compiled, double_q, hidden_sizes, reward_scale):
     torch.manual_seed(1)
-    q_net = relu_mlp(obs_dim, (8,), N_ACTIONS)
-    batch = make_dqn_batch(torch.Generator().manual_seed(7), 1.0, obs_dim)
-    dqn_loss(q_net, *batch, double_q=double_q).backward()
-    expected = [p.grad.clone() for p in q_net.parameters()]
-    _, grads = hand_gradients(q_net, batch, double_q)
+    q_net = relu_mlp(OBS_DIM, hidden_sizes, N_ACTIONS)
+    batch = make_dqn_batch(torch.Generator().manual_seed(7), reward_scale)
+    loss, expected = autograd_gradients(q_net, batch, double_q)
+    errors, grads = hand_gradients(q_net, batch, double_q, compiled)
+    assert float(huber(errors)) == pytest.approx(loss, rel=1e-6)
     for grad, want in zip(grads, expected):
         torch.testing.assert_close(grad, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("compiled", PATHS)
+@pytest.mark.parametrize("double_q", [True, False])
+@pytest.mark.parametrize(
+    "obs_dim",
+    [
+        pytest.param(COMPILED_INPUT + 1, id="first-layer-by-torch-and-numpy"),
+        pytest.param(NARROW_INPUT + 1, id="first-layer-by-torch"),
+    ],
+)
+def test_dqn_gradients_equal_autograd_for_wide_observations(compiled, double_q, obs_dim):
+    torch.manual_seed(1)
+    q_net = relu_mlp(obs_dim, (8, 8), N_ACTIONS)
+    batch = make_dqn_batch(torch.Generator().manual_seed(7), 1.0, obs_dim)
+    _, expected = autograd_gradients(q_net, batch, double_q)
+    _, grads = hand_gradients(q_net, batch, double_q, compiled)
+    for grad, want in zip(grads, expected):
+        torch.testing.assert_close(grad, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("compiled", PATHS)
+def test_dqn_gradients_write_the_errors_into_error_out(compiled):
+    torch.manual_seed(1)
+    q_net = relu_mlp(OBS_DIM, (8,), N_ACTIONS)
+    batch = make_dqn_batch(torch.Generator().manual_seed(7), 1.0)
+    expected, _ = hand_gradients(q_net, batch, True, compiled)
+    error_out = torch.full((BATCH, 1), float("nan"))
+    gradients = DQNGradients(list(q_net.parameters()), True, compiled)
+    assert gradients(*round_inputs(batch, True), error_out) is error_out
+    torch.testing.assert_close(error_out, expected)
+
+
+@needs_numba
+def test_dqn_gradients_repeated_calls_equal_fresh_ones():
+    # The compiled path reuses its buffers from one call to the next.
+    torch.manual_seed(1)
+    q_net = relu_mlp(OBS_DIM, (8, 8), N_ACTIONS)
+    gradients = DQNGradients(list(q_net.parameters()), True)
+    for seed in (7, 8):
+        batch = make_dqn_batch(torch.Generator().manual_seed(seed), 1.0)
+        _, expected = autograd_gradients(q_net, batch, True)
+        gradients(*round_inputs(batch, True))
+        for p, want in zip(q_net.parameters(), expected):
+            torch.testing.assert_close(p.grad, want, rtol=1e-5, atol=1e-6)
+
+
+@needs_numba
+def test_dqn_gradients_use_the_kernels_for_a_cpu_float32_mlp():
+    q_net = relu_mlp(OBS_DIM, (8,), N_ACTIONS)
+    assert DQNGradients(list(q_net.parameters()), True).kernels is not None
+    assert DQNGradients(list(q_net.parameters()), True, compiled=False).kernels is None
+
+
+def test_dqn_gradients_compiled_true_without_a_hidden_layer_is_an_error():
+    q_net = relu_mlp(OBS_DIM, (), N_ACTIONS)
+    with pytest.raises(ValueError, match="compiled=True needs numba"):
+        DQNGradients(list(q_net.parameters()), True, compiled=True)
+
+
+@pytest.mark.parametrize("compiled", PATHS)
+@pytest.mark.parametrize("rows", [3, 4, 64])
+@pytest.mark.parametrize("obs_dim", [OBS_DIM, COMPILED_INPUT + 1])
+def test_chunked_target_values_equal_the_network(compiled, rows, obs_dim):
+    torch.manual_seed(0)
+    net = relu_mlp(obs_dim, (8, 8), N_ACTIONS)
+    values = ChunkedTargetValues(list(net.parameters()), rows=rows, compiled=compiled)
+    for leading in ((6, 5), (2, 3)):  # a second, smaller call reuses the buffers
+        x = torch.randn(*leading, obs_dim)
+        torch.testing.assert_close(values(x), net(x).detach(), rtol=1e-5, atol=1e-6)
 
 
 def test_dqn_gradients_clip_scales_to_the_max_norm_and_returns_the_norm_before():
