@@ -15,12 +15,13 @@ Both trainers use the same hyper-parameters, rl-baselines3-zoo's tuned sets:
 Every ``--eval-every`` env steps the training clock is paused and the policy is evaluated
 deterministically over 100 episodes by the same evaluator (palaestra's batched env); a run is
 solved when that mean reaches the threshold (475 for CartPole, -200 for Pendulum). The
-reported seconds are training time only. Both use one torch thread; seeds alternate between
-the trainers so machine load hits both alike.
+reported seconds are training time only. Both use one torch thread (``--threads N``: N for
+both); seeds alternate between the trainers so machine load hits both alike.
 
 Usage:
     python benchmarks/train_offpolicy.py --algo dqn [--seeds 5] [--first-seed 0]
     python benchmarks/train_offpolicy.py --algo sac [--seeds 5] [--first-seed 0]
+    python benchmarks/train_offpolicy.py --algo dqn --threads 2  # torch threads, both
 
 ``--first-seed`` lets a 5-seed measurement be split into short runs (one seed each); the
 summary lines of each run cover only its own seeds, so combine the ``"kind": "run"`` lines.
@@ -86,6 +87,8 @@ VARIANTS = {
     "sac": {"palaestra": {}},
 }
 """palaestra trainers per algorithm: name -> hyper-parameters added to the shared set."""
+TORCH_THREADS = 1
+"""Intra-op torch threads for both libraries (``--threads``); NumPy's BLAS stays on one."""
 
 
 class EvalClock:
@@ -133,18 +136,19 @@ def _palaestra_agent(algo: str, seed: int, variant: str, log_interval: int) -> A
         seed=seed,
         hidden_sizes=tuple(setup["net"]),
         log_interval=log_interval,
+        torch_threads=TORCH_THREADS,
         **setup["hyper_parameters"],
         **VARIANTS[algo][variant],
     )
 
 
 def _sb3_model(algo: str, seed: int) -> Any:
-    """SB3's DQN or SAC with the setup's hyper-parameters, on one torch thread."""
+    """SB3's DQN or SAC with the setup's hyper-parameters, on ``TORCH_THREADS`` threads."""
     import gymnasium
     from stable_baselines3 import DQN as SB3DQN
     from stable_baselines3 import SAC as SB3SAC
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(TORCH_THREADS)
     setup = SETUPS[algo]
     trainer = SB3DQN if algo == "dqn" else SB3SAC
     return trainer(
@@ -223,6 +227,7 @@ def run_proxy(algo: str, repeats: int, steps: int) -> None:
                 seconds = proxy_palaestra(algo, repeat, steps, impl)
             store.append(seconds * scale)
             line = {"kind": "proxy", "impl": impl, "algo": algo, "repeat": repeat}
+            line["torch_threads"] = TORCH_THREADS
             line["seconds_per_10k_steps"] = round(seconds * scale, 3)
             print(json.dumps(line), flush=True)
     other = statistics.median(times["sb3"])
@@ -234,6 +239,7 @@ def run_proxy(algo: str, repeats: int, steps: int) -> None:
             palaestra_median=round(mine, 3),
             sb3_median=round(other, 3),
             sb3_over_palaestra=other / mine,
+            torch_threads=TORCH_THREADS,
         )
         print(json.dumps(result), flush=True)
 
@@ -248,6 +254,7 @@ def _result(impl: str, algo: str, seed: int, clock: EvalClock, steps: int, secon
         "steps": clock.solved_at if clock.solved_at is not None else steps,
         "seconds": round(seconds, 3),
         "eval_mean": round(clock.last_mean, 1),
+        "torch_threads": TORCH_THREADS,
     }
     print(json.dumps(result), flush=True)
     return result
@@ -262,6 +269,7 @@ def summarize(impl: str, algo: str, results: list[dict]) -> dict:
         "solved": sum(r["solved"] for r in results),
         "median_seconds": round(statistics.median(r["seconds"] for r in results), 3),
         "median_steps": int(statistics.median(r["steps"] for r in results)),
+        "torch_threads": TORCH_THREADS,
     }
     print(json.dumps(summary), flush=True)
     return summary
@@ -276,8 +284,11 @@ def main() -> None:
     parser.add_argument("--proxy", action="store_true", help="time fixed steps, not solving")
     parser.add_argument("--proxy-steps", type=int, default=2560)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads, both libraries")
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    global TORCH_THREADS
+    TORCH_THREADS = args.threads
+    torch.set_num_threads(args.threads)
     if args.proxy:
         run_proxy(args.algo, args.repeats, args.proxy_steps)
         return
@@ -300,6 +311,7 @@ def main() -> None:
                 "algo": args.algo,
                 "impl": variant,
                 "sb3_over_palaestra": ratio,
+                "torch_threads": TORCH_THREADS,
             }
             print(json.dumps(line), flush=True)
 
