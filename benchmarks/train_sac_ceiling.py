@@ -15,8 +15,9 @@ do these 256x256-by-256x256 products (batch 256), whatever the implementation:
 15 products, plus the ReLU and ReLU-backward passes over those layers, the bias adds and
 three fused Adam steps and the Polyak update over the parameters. This script runs exactly
 those kernels on warm buffers in a loop (``ceiling``), then times palaestra's SAC gradient
-step (``palaestra``, ``SAC._train``) and SB3's (``sb3``, ``SAC.train``) in the same run,
-each after 1000 env steps of its own training. One JSON line per measurement (milliseconds
+step (``palaestra``, ``SAC._train``; ``palaestra-autograd``, its autograd step, i.e.
+``fast_path=False``) and SB3's (``sb3``, ``SAC.train``) in the same run, each after 1000 env
+steps of its own training. One JSON line per measurement (milliseconds
 per gradient step, median of the repeats) and a ``"kind": "ratios"`` line.
 
 Usage:
@@ -123,13 +124,21 @@ def main() -> None:
         for _ in range(steps):
             ceiling()
 
-    agent = train_offpolicy._palaestra_agent("sac", 0, "palaestra", log_interval=10**9)
-    agent.config.torch_threads = args.threads
-    agent.learn(1000, progress_bar=False)
+    agents = {}
+    for name, fast_path in (("palaestra", True), ("palaestra-autograd", False)):
+        agent = train_offpolicy._palaestra_agent("sac", 0, "palaestra", log_interval=10**9)
+        agent.config.torch_threads = args.threads
+        agent.learn(1000, progress_bar=False)
+        if not fast_path:
+            agent._gradients = None  # the autograd gradient step (SACConfig.fast_path=False)
+        agents[name] = agent
 
-    def run_palaestra(steps: int) -> None:
-        for _ in range(steps):
-            agent._train()
+    def trainer(agent):
+        def run(steps: int) -> None:
+            for _ in range(steps):
+                agent._train()
+
+        return run
 
     model = train_offpolicy._sb3_model("sac", 0)
     torch.set_num_threads(args.threads)
@@ -138,19 +147,24 @@ def main() -> None:
     def run_sb3(steps: int) -> None:
         model.train(gradient_steps=steps, batch_size=model.batch_size)
 
+    runs = {"ceiling": run_ceiling, **{k: trainer(a) for k, a in agents.items()}, "sb3": run_sb3}
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(args.repeats):  # the trainers alternate, so load changes hit all alike
+        for name, run in runs.items():
+            torch.set_num_threads(args.threads)
+            times[name] += time_per_step(run, args.steps, 1)
     results = {}
-    for name, run in (("ceiling", run_ceiling), ("palaestra", run_palaestra), ("sb3", run_sb3)):
-        torch.set_num_threads(args.threads)
-        times = time_per_step(run, args.steps, args.repeats)
-        results[name] = statistics.median(times)
+    for name, values in times.items():
+        results[name] = statistics.median(values)
         line = {"kind": "gradient_step", "impl": name, "threads": args.threads}
-        line.update(ms=round(results[name], 3), repeats=[round(t, 3) for t in times])
+        line.update(ms=round(results[name], 3), repeats=[round(t, 3) for t in values])
         print(json.dumps(line), flush=True)
     ratios = {
         "kind": "ratios",
         "threads": args.threads,
         "sb3_over_ceiling": round(results["sb3"] / results["ceiling"], 3),
         "sb3_over_palaestra": round(results["sb3"] / results["palaestra"], 3),
+        "sb3_over_palaestra_autograd": round(results["sb3"] / results["palaestra-autograd"], 3),
         "palaestra_over_ceiling": round(results["palaestra"] / results["ceiling"], 3),
     }
     print(json.dumps(ratios), flush=True)
