@@ -21,6 +21,7 @@ from palaestra.utils.ezpickle import EzPickle
 
 __all__ = [
     "DEFAULT_SIZE",
+    "clip",
     "col",
     "MujocoTaskEnv",
     "ForwardRunnerEnv",
@@ -77,6 +78,12 @@ def pow_square(values: NDArray[np.float64]) -> Any:
     return scalar_pow_square(values)
 
 
+# The trailing axes a reduction over the last n axes names (np.sum's reduction, called
+# directly: the same ufunc reduce without np.sum's argument handling).
+_TAILS = {axes: tuple(range(-axes, 0)) for axes in (1, 2, 3)}
+_add_reduce = np.add.reduce
+
+
 def square_sum(values: NDArray[Any], axes: int = 1) -> Any:
     """Sum the squares over the last ``axes`` axes, as ``np.sum(np.square(v))`` sums them.
 
@@ -85,8 +92,20 @@ def square_sum(values: NDArray[Any], axes: int = 1) -> Any:
         5.0
     """
     if values.ndim == axes:
-        return np.sum(np.square(values))
-    return np.sum(np.square(values), axis=tuple(range(-axes, 0)))
+        return _add_reduce(np.square(values), axis=None)
+    return _add_reduce(np.square(values), axis=_TAILS[axes])
+
+
+def clip(values: Any, low: Any, high: Any) -> Any:
+    """``np.clip(values, low, high)``, bit for bit: the same maximum, then minimum.
+
+    Two ufunc calls, without ``np.clip``'s argument handling.
+
+    Example:
+        >>> clip(np.array([-2.0, 0.5, 3.0]), -1.0, 1.0).tolist()
+        [-1.0, 0.5, 1.0]
+    """
+    return np.minimum(np.maximum(values, low), high)
 
 
 def flat_tail(values: NDArray[Any], axes: int = 2) -> NDArray[Any]:

@@ -21,6 +21,7 @@ from palaestra.envs.mujoco._task import (
     MujocoTaskEnv,
     SquaredControlCost,
     SurvivalBonus,
+    clip,
     col,
     flat_tail,
     norm,
@@ -29,6 +30,9 @@ from palaestra.envs.mujoco._task import (
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["AntEnv"]
+
+# ndarray.all's reduction, called directly.
+_all = np.logical_and.reduce
 
 DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
 
@@ -141,7 +145,7 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
 
     def _contact_forces(self, data: Any) -> np.ndarray:
         low, high = self._contact_force_range
-        return np.clip(data.cfrc_ext, low, high)
+        return clip(data.cfrc_ext, low, high)
 
     def _contact_cost(self, data: Any) -> Any:
         return self._contact_cost_weight * square_sum(self._contact_forces(data), axes=2)
@@ -149,7 +153,7 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
     def _is_healthy(self, data: Any) -> Any:
         low, high = self._healthy_z_range
         z = col(data.qpos, 2)
-        finite = np.isfinite(data.qpos).all(axis=-1) & np.isfinite(data.qvel).all(axis=-1)
+        finite = _all(np.isfinite(data.qpos), axis=-1) & _all(np.isfinite(data.qvel), axis=-1)
         return finite & (low <= z) & (z <= high)
 
     def _progress(self, data: Any) -> np.ndarray:

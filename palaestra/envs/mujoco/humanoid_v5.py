@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco._humanoid import HumanoidBaseEnv, mass_center
-from palaestra.envs.mujoco._task import SurvivalBonus, col, norm, square_sum
+from palaestra.envs.mujoco._task import SurvivalBonus, clip, col, norm, square_sum
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["HumanoidEnv", "mass_center"]
@@ -136,7 +136,7 @@ class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
     def _contact_cost(self, data: Any) -> Any:
         cost = self._contact_cost_weight * square_sum(data.cfrc_ext, axes=2)
         low, high = self._contact_cost_range
-        return np.clip(cost, low, high)
+        return clip(cost, low, high)
 
     def _is_healthy(self, data: Any) -> Any:
         low, high = self._healthy_z_range

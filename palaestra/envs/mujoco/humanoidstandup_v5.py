@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco._humanoid import HumanoidBaseEnv
-from palaestra.envs.mujoco._task import col, square_sum
+from palaestra.envs.mujoco._task import clip, col, square_sum
 from palaestra.utils.ezpickle import EzPickle
 
 __all__ = ["HumanoidStandupEnv"]
@@ -123,7 +123,7 @@ class HumanoidStandupEnv(HumanoidBaseEnv):
 
     def _clip_impact_cost(self, cost: Any) -> Any:
         low, high = self._impact_cost_range
-        return np.clip(cost, low, high)
+        return clip(cost, low, high)
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {
