@@ -2,7 +2,9 @@
 
 The actor outputs a Gaussian's mean and log standard deviation (clamped to ``[-20, 2]``);
 actions are ``tanh`` of a sample, scaled to the action box, and their log-probability
-includes the ``tanh`` change of variables. The target critics follow by Polyak averaging,
+includes the ``tanh`` change of variables (with Stable-Baselines3's ``1e-6`` inside the
+logarithm). The entropy coefficient used in a gradient step's losses is its value before
+that step's update, as in Stable-Baselines3. The target critics follow by Polyak averaging,
 and the entropy coefficient is learned towards ``-dim(action)`` unless fixed.
 The actor's loss reads the critics through detached weights, so its backward pass does not
 compute critic weight gradients that would be thrown away. Acting reads NumPy views of the
@@ -41,8 +43,9 @@ nn = torch.nn
 F = torch.nn.functional
 
 LOG_STD_MIN, LOG_STD_MAX = -20.0, 2.0
+TANH_EPSILON = 1e-6
+"""Added inside ``log(1 - tanh(u)^2)`` in the log-probability (as Stable-Baselines3 adds)."""
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
-_LOG_2 = math.log(2.0)
 
 
 @dataclasses.dataclass
@@ -144,8 +147,8 @@ def squashed_sample(
     """``tanh(mean + exp(log_std) * noise)``, its log-probability and the pre-``tanh`` value.
 
     The log-probability is the Gaussian's, summed over the last dimension, less the
-    ``tanh`` change of variables ``log(1 - tanh(u)^2)`` (written with ``softplus`` so it
-    stays finite for large ``|u|``).
+    ``tanh`` change of variables ``log(1 - tanh(u)^2 + 1e-6)`` (the small constant keeps it
+    finite where ``tanh`` saturates; Stable-Baselines3 and CleanRL write it the same way).
 
     Args:
         mean: the Gaussian's mean, ``(batch, action_dim)``.
@@ -163,9 +166,10 @@ def squashed_sample(
         (0.0, -0.9189)
     """
     pre_tanh = mean + log_std.exp() * noise
+    action = torch.tanh(pre_tanh)
     log_prob = (-0.5 * noise.square() - log_std - _LOG_SQRT_2PI).sum(-1)
-    log_prob = log_prob - (2.0 * (_LOG_2 - pre_tanh - F.softplus(-2.0 * pre_tanh))).sum(-1)
-    return torch.tanh(pre_tanh), log_prob, pre_tanh
+    log_prob = log_prob - torch.log(1.0 - action.square() + TANH_EPSILON).sum(-1)
+    return action, log_prob, pre_tanh
 
 
 class SquashedGaussianActor(nn.Module):
@@ -535,7 +539,10 @@ class SACGradients:
             action_grad.index_copy_(0, index, part)
         # Through tanh, the reparameterized Gaussian sample and its log-probability.
         log_prob_grad = ent_coef * scale
-        pre_tanh_grad = action_grad * (1.0 - actions.square()) + log_prob_grad * 2.0 * actions
+        one_minus_square = 1.0 - actions.square()
+        # d log_prob / d action = 2 a / (1 - a^2 + eps); d action / d pre_tanh = 1 - a^2.
+        squash_grad = (2.0 * log_prob_grad) * actions / (one_minus_square + TANH_EPSILON)
+        pre_tanh_grad = (action_grad + squash_grad).mul_(one_minus_square)
         log_std_grad = (pre_tanh_grad * noise * log_std.exp()).sub_(log_prob_grad)
         log_std_grad.mul_((raw_log_std >= LOG_STD_MIN) & (raw_log_std <= LOG_STD_MAX))
         hidden = activations[-1][:rows]
