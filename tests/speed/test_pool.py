@@ -277,6 +277,60 @@ def test_both_sides_poll_while_each_worker_can_have_a_core():
         assert envs.spin_s == 0.0
 
 
+needs_affinity = pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity"), reason="the platform has no CPU affinity"
+)
+
+
+def affinities(envs: PoolVectorEnv) -> list[set[int]]:
+    return [os.sched_getaffinity(process.pid) for process in processes(envs)]
+
+
+@needs_affinity
+def test_as_many_workers_as_cpus_are_pinned_one_per_cpu():
+    cpus = sorted(os.sched_getaffinity(0))
+    with PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=len(cpus), num_workers=len(cpus)) as envs:
+        assert envs.worker_cpus == tuple(cpus)
+        assert affinities(envs) == [{cpu} for cpu in cpus]
+
+
+@needs_affinity
+def test_other_worker_counts_are_left_free_unless_pinning_is_asked_for():
+    cpus = os.sched_getaffinity(0)
+    more = len(cpus) + 1
+    with PoolVectorEnv(vector_env_fn=_cartpoles, num_envs=more, num_workers=more) as envs:
+        assert envs.worker_cpus == (None,) * more
+        assert affinities(envs) == [cpus] * more
+    with PoolVectorEnv(
+        vector_env_fn=_cartpoles, num_envs=more, num_workers=more, pin_workers=True
+    ) as envs:
+        # Round robin over the CPUs this process may use.
+        assert affinities(envs) == [{cpu} for cpu in sorted(cpus)] + [{min(cpus)}]
+
+
+@needs_affinity
+def test_pin_workers_false_leaves_every_worker_free():
+    cpus = os.sched_getaffinity(0)
+    with PoolVectorEnv(
+        vector_env_fn=_cartpoles, num_envs=len(cpus), num_workers=len(cpus), pin_workers=False
+    ) as envs:
+        assert envs.worker_cpus == (None,) * len(cpus)
+        assert affinities(envs) == [cpus] * len(cpus)
+
+
+@needs_affinity
+def test_a_restarted_worker_is_pinned_to_the_cpu_of_the_one_it_replaces():
+    env_fns = [functools.partial(FaultyEnv, fail_at=99)] * 4
+    envs = PoolVectorEnv(env_fns, num_workers=2, restart_failed=True, pin_workers=True)
+    envs.reset(seed=0)
+    envs._processes.processes[1].kill()
+    envs._processes.processes[1].join()
+    with pytest.warns(UserWarning, match="died with exit code -9"):
+        envs.step(np.zeros(4, dtype=np.int64))
+    assert affinities(envs)[1] == {envs.worker_cpus[1]}
+    envs.close()
+
+
 @pytest.mark.parametrize("spin_us", [-1.0, float("nan")])
 def test_a_negative_spin_is_refused_naming_the_value(spin_us):
     with pytest.raises(

@@ -17,6 +17,7 @@ parent, which finishes or drops the interrupted command on its next call.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -69,6 +70,7 @@ def pool_worker(
     parent_pid: int,
     spaces: tuple[Any, Any, bool, bool] | None = None,
     spin_s: float = 0.0,
+    cpu: int | None = None,
 ) -> None:
     """Serve commands for one group of sub-environments until told to close.
 
@@ -86,6 +88,8 @@ def pool_worker(
             block, actions in the block)``; ``None`` for a block of Box/Discrete arrays.
         spin_s: how long to poll for the next command before sleeping (see
             :class:`PoliteWait`).
+        cpu: the CPU to bind this worker's thread to once its sub-envs are built (threads
+            they started keep theirs); ``None`` leaves it free.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     block = SharedBlock(layout, name=block_name)
@@ -97,6 +101,10 @@ def pool_worker(
         except BaseException as error:  # reported to the parent, which raises it
             pipe.send(("failed", failure_report(start, error)))
             return
+        if cpu is not None:
+            # A CPU that went away (hotplug, a narrowed cpuset) leaves the worker unbound.
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, {cpu})
         pipe.send(("ready", None))
         group = _Group(envs, block, start, stop, pipe.recv, spaces)
         waiter = PoliteWait(spin_s)
@@ -219,6 +227,16 @@ class _Group:
         # A single array ("observations"/"actions") is addressed directly, as the hot path.
         self.observation_space = None if "observations" in self.arrays else observation_space
         self.action_space = None if "actions" in self.arrays else action_space
+        # A group of single envs that can write its step straight into the block's rows
+        # (see _GroupSyncVectorEnv.step_into), with the rows' views made once.
+        self.step_into = getattr(envs, "step_into", None)
+        if not self.block_obs or self.observation_space is not None:
+            self.step_into = None
+        if self.step_into is not None:
+            self.row_views = tuple(
+                self.arrays[key][self.rows]
+                for key in ("observations", "rewards", "terminations", "truncations")
+            )
 
     def arguments(self, command: int) -> tuple[str, Any]:
         """Read the command's data (from the block or the pipe) and name it for the protocol."""
@@ -243,6 +261,9 @@ class _Group:
             # Wrapped, so that a None result is still sent.
             return Status.HAS_REPLY, (group_call(self.envs, call_name, args, kwargs),)
         if name == "step":
+            if self.step_into is not None:
+                info = self.step_into(data, *self.row_views)
+                return (Status.HAS_REPLY, (None, info)) if info else (Status.OK, None)
             observations, rewards, terminations, truncations, info = self.envs.step(data)
             self.block["rewards"][self.rows] = rewards
             self.block["terminations"][self.rows] = terminations

@@ -38,6 +38,7 @@ from palaestra.core import Env
 from palaestra.error import ClosedEnvironmentError
 from palaestra.vector._arguments import (
     action_misfit,
+    actions_per_env,
     autoreset_mode_from,
     observation_misfit,
     seeds_per_env,
@@ -73,7 +74,7 @@ from palaestra.vector.processes import (
     lost_workers_error,
 )
 from palaestra.vector.sync_vector_env import SyncVectorEnv
-from palaestra.vector.utils import CloudpickleWrapper, batch_space, iterate
+from palaestra.vector.utils import CloudpickleWrapper, batch_space, concatenate, iterate
 from palaestra.vector.vector_env import AutoresetMode, VectorEnv, add_info
 
 __all__ = ["PoolVectorEnv"]
@@ -131,6 +132,45 @@ class _GroupSyncVectorEnv(SyncVectorEnv):
         if env_info:
             vector_infos.setdefault(_ROW_INFOS, []).append((env_num, env_info))
         return vector_infos
+
+    def step_into(
+        self,
+        actions: Any,
+        observations: np.ndarray,
+        rewards: np.ndarray,
+        terminations: np.ndarray,
+        truncations: np.ndarray,
+    ) -> dict[str, Any]:
+        """Step as :meth:`step` does, writing the batches straight into the given arrays.
+
+        The worker's own rows of the shared block are the arrays: no batch is built and
+        copied on the way. ``observations`` is the block's array for a space that batches
+        into one array (``Box``, ``Discrete``, ``MultiDiscrete``, ``MultiBinary``).
+
+        Returns:
+            The step's info (the sub-envs' own infos, as :meth:`step` hands them over).
+
+        Raises:
+            RuntimeError: with ``autoreset_mode=DISABLED``, if a sub-env whose episode ended
+                was not reset (no sub-env is stepped then).
+            ClosedEnvironmentError: after :meth:`close`.
+        """
+        self._refuse_if_closed()
+        if self.autoreset_mode is AutoresetMode.DISABLED:
+            ended = [s.index for s in self._steppers if s.needs_reset]
+            if ended:
+                raise disabled_step_error(ended, self.num_envs)
+        infos: dict[str, Any] = {}
+        env_obs = self._env_obs
+        for i, (stepper, action) in enumerate(
+            zip(self._steppers, actions_per_env(self.action_space, actions, self.num_envs))
+        ):
+            env_obs[i], rewards[i], terminations[i], truncations[i], env_info = stepper.step(action)
+            if env_info:
+                infos.setdefault(_ROW_INFOS, []).append((i, env_info))
+        # As step() batches them (np.stack, with its casting rules), but into the block.
+        concatenate(self.single_observation_space, env_obs, observations)
+        return infos
 
 
 def _native_group(
@@ -282,6 +322,13 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             group in the parent, but it has no process isolation: a crash in one of its
             sub-envs ends the parent, a hang blocks it (``timeout`` does not apply), and
             Ctrl-C interrupts its step, leaving its sub-envs part-way.
+        pin_workers: bind each worker to one CPU (worker ``i`` to the ``i``-th CPU this
+            process may run on, :attr:`worker_cpus` says which), once its sub-envs are
+            built. ``None`` (the default) pins when there are exactly as many workers as
+            such CPUs: the scheduler then cannot stack two lockstep workers on one core
+            while another idles (measured on 2 cores, LunarLander-v3 N=8: ~1.6x
+            Gymnasium's SyncVectorEnv pinned against ~1.2x unpinned, same run). ``False``
+            never pins. No effect where the platform has no CPU affinity (macOS, Windows).
 
     Exceptions raised by a sub-environment come back with their own type, naming the
     sub-environments of its worker and carrying the worker's traceback. Argument errors (an
@@ -320,6 +367,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         max_restarts: int = 3,
         spin_us: float | None = None,
         parent_group: bool = False,
+        pin_workers: bool | None = None,
     ):
         self.num_envs = self._count_envs(env_fns, vector_env_fn, num_envs)
         self.env_fns = env_fns
@@ -348,6 +396,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             "Use fewer workers (`vector_kwargs={'num_workers': ...}`).",
             start_method=context,
         )
+        self.worker_cpus = _worker_cpus(self.num_workers, pin_workers)
         self._probe_spaces(env_fns, vector_env_fn, autoreset_mode_from(autoreset_mode))
         groups = self.num_workers + self.parent_group
         bounds = np.linspace(0, self.num_envs, groups + 1).round().astype(int)
@@ -507,6 +556,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 os.getpid(),
                 spaces,
                 self.spin_s,
+                self.worker_cpus[worker.index],
             )
 
         return arguments
@@ -1290,6 +1340,21 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 if not self._is_done(self._workers[index]):
                     self._processes.unresponsive.add(index)
         self._finalizer()
+
+
+def _worker_cpus(num_workers: int, pin: bool | None) -> tuple[int | None, ...]:
+    """Return the CPU each worker is bound to (``None``: not bound); see ``pin_workers``.
+
+    Example:
+        >>> _worker_cpus(2, False)
+        (None, None)
+    """
+    if pin is False or not hasattr(os, "sched_setaffinity"):
+        return (None,) * num_workers
+    cpus = sorted(os.sched_getaffinity(0))
+    if pin is None and num_workers != len(cpus):
+        return (None,) * num_workers
+    return tuple(cpus[i % len(cpus)] for i in range(num_workers))
 
 
 def _reason(failure: _Failure, short: bool = False) -> str:
