@@ -1,0 +1,112 @@
+"""The batch stepper's contact forces equal ``mj_step`` then ``mj_rnePostConstraint``, exactly.
+
+The reference is :class:`ThreadSimulations` on one thread: one ``MjData`` per row, each
+stepped and then given ``mj_rnePostConstraint``, as a single env does. The batch copies only
+the rows with an external force to sum; these tests cover contact rows, contact-free rows,
+and forces that need no contact (applied body forces, equality constraints).
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+
+from palaestra.envs.mujoco._simulations import BatchSimulations, ThreadSimulations
+from palaestra.envs.mujoco.models import build_model
+
+FIELDS = ("cfrc_ext", "ctrl", "qpos", "qvel")
+
+# A free box under gravity, out of reach of anything: it never has a contact.
+FREE_BOX = """
+<mujoco>
+  <worldbody>
+    <body name="box" pos="0 0 1">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.1"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+# A pendulum held to the world by a connect constraint instead of a joint: no contact.
+CONNECTED_POLE = """
+<mujoco>
+  <worldbody>
+    <body name="pole" pos="0 0 1">
+      <freejoint/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+  <equality>
+    <connect body1="pole" anchor="0 0 0"/>
+  </equality>
+</mujoco>
+"""
+
+
+def _both(model: mujoco.MjModel, num_envs: int):
+    batch = BatchSimulations(model, num_envs, 2, FIELDS, contact_forces=True)
+    reference = ThreadSimulations(model, num_envs, 1, FIELDS, contact_forces=True)
+    rows = np.arange(num_envs)
+    for simulations in (batch, reference):
+        simulations.reset(rows, np.tile(model.qpos0, (num_envs, 1)), np.zeros((num_envs, model.nv)))
+    return batch, reference
+
+
+def test_ant_contact_forces_equal_rne_post_constraint_on_rows_with_and_without_contacts():
+    model = build_model("ant.xml")
+    batch, reference = _both(model, 6)
+    rng = np.random.default_rng(0)
+    contacts = []
+    for _ in range(80):
+        ctrl = rng.uniform(-1.0, 1.0, (6, model.nu))
+        batch.step(None, ctrl, 5)
+        reference.step(None, ctrl, 5)
+        contacts.append(batch.batch.bind("ncon").copy())
+        np.testing.assert_array_equal(batch.view.cfrc_ext, reference.view.cfrc_ext, strict=True)
+    contacts = np.concatenate(contacts)
+    assert (contacts == 0).any() and (contacts > 0).any()
+    batch.close()
+    reference.close()
+
+
+def test_contact_forces_of_a_stepped_subset_equal_rne_post_constraint():
+    model = build_model("ant.xml")
+    batch, reference = _both(model, 4)
+    rng = np.random.default_rng(1)
+    for step in range(40):
+        ctrl = rng.uniform(-1.0, 1.0, (4, model.nu))
+        rows = np.array([0, 2]) if step % 2 else np.array([1, 2, 3])
+        batch.step(rows, ctrl, 5)
+        reference.step(rows, ctrl, 5)
+        np.testing.assert_array_equal(batch.view.cfrc_ext, reference.view.cfrc_ext, strict=True)
+    batch.close()
+    reference.close()
+
+
+def test_applied_body_forces_are_summed_on_rows_without_contacts():
+    model = mujoco.MjModel.from_xml_string(FREE_BOX)
+    batch, reference = _both(model, 2)
+    batch.batch.bind("xfrc_applied")[1, 1] = [0.0, 0.0, 3.0, 0.5, 0.0, 0.0]
+    reference.datas[1].xfrc_applied[1] = [0.0, 0.0, 3.0, 0.5, 0.0, 0.0]
+    batch.step(None, np.zeros((2, 0)), 3)
+    reference.step(None, np.zeros((2, 0)), 3)
+    np.testing.assert_array_equal(batch.view.cfrc_ext, reference.view.cfrc_ext, strict=True)
+    assert np.abs(batch.view.cfrc_ext[1]).max() > 0.0
+    assert not batch.view.cfrc_ext[0].any()
+    batch.close()
+    reference.close()
+
+
+@pytest.mark.parametrize("steps", [1, 4])
+def test_equality_constraint_forces_are_summed_on_rows_without_contacts(steps):
+    model = mujoco.MjModel.from_xml_string(CONNECTED_POLE)
+    batch, reference = _both(model, 2)
+    batch.step(None, np.zeros((2, 0)), steps)
+    reference.step(None, np.zeros((2, 0)), steps)
+    assert not batch.batch.bind("ncon").any()
+    np.testing.assert_array_equal(batch.view.cfrc_ext, reference.view.cfrc_ext, strict=True)
+    assert np.abs(batch.view.cfrc_ext).max() > 0.0
+    batch.close()
+    reference.close()
