@@ -186,7 +186,9 @@ MUJOCO_MODES = "native,gym-sync,gym-async,envpool"
 SUITE += [
     Section(
         f"{env_id}: batched MujocoVectorEnv vs Gymnasium's sync and async, and EnvPool",
-        [env_id, "--modes", MUJOCO_MODES, "--num-envs", "8,64", "--steps", "40"],
+        # 100 steps: a timed run of N=8 then lasts about 0.1 s, long enough that one
+        # scheduler hiccup of the shared machine does not decide a repeat.
+        [env_id, "--modes", MUJOCO_MODES, "--num-envs", "8,64", "--steps", "100"],
         "gym-sync",
     )
     for env_id in ("HalfCheetah-v5", "Ant-v5", "Humanoid-v5")
