@@ -693,6 +693,9 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         polling = self._parent_wait.polls()
         started = time.perf_counter()
         poll_until = started + self.spin_s
+        if polling:
+            # No worker is done this soon; a worker sharing the parent's core gets it now.
+            _yield_core()
         while True:
             # The semaphore only wakes the parent; the done words say who finished. Taking
             # every release first keeps its count from growing when polling finds them.
