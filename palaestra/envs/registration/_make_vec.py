@@ -218,7 +218,7 @@ def _make_pool_vector_env(
 
     ``vector_kwargs`` are the pool's arguments (``num_workers``, ``batch_size``,
     ``autoreset_mode``, ``context``, ``timeout``, ``restart_failed``, ``max_restarts``,
-    ``spin_us``); the groups are :func:`_group_arguments`'.
+    ``spin_us``, ``parent_group``, ``pin_workers``); the groups are :func:`_group_arguments`'.
     """
     from palaestra.vector.pool import PoolVectorEnv
 
