@@ -36,6 +36,7 @@ import numpy as np
 import ray
 
 import palaestra
+from palaestra.vector.processes import process_alive
 from palaestra.vector.ray._channel import connect, receive, send, serve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -90,22 +91,13 @@ def settle(pids: list[int], seconds: float = 2.0) -> None:
     ``close`` kills the actors asynchronously and Ray then starts idle workers; a
     measurement started meanwhile would share the cores with them.
     """
+    if not pids:
+        return
     deadline = time.monotonic() + 30
     while pids and time.monotonic() < deadline:
-        pids = [pid for pid in pids if _alive(pid)]
+        pids = [pid for pid in pids if process_alive(pid)]
         time.sleep(0.1)
-    if pids is not None:
-        time.sleep(seconds)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    time.sleep(seconds)
 
 
 def busy(num_envs: int, steps: int, repeats: int) -> None:

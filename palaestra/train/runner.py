@@ -46,6 +46,7 @@ from palaestra.train.envs import load_normalization_state, normalization_state
 from palaestra.train.evaluation import evaluate
 from palaestra.train.metrics import MetricsWriter, plot_learning_curve, read_metrics
 from palaestra.train.presets import ALGORITHMS, canonical_id, preset
+from palaestra.vector.processes import process_alive
 
 FINAL_EVAL_SEED = 10_000
 """Seed offset of the final evaluation (``palaestra eval`` uses 10000 by default too)."""
@@ -294,7 +295,7 @@ class RunLock:
                 handle = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
             except FileExistsError:
                 owner = _lock_owner(self.path)
-                if owner is not None and _alive(owner):
+                if owner is not None and process_alive(owner):
                     raise error.Error(
                         f"run folder {self.path.parent} is in use by process {owner} "
                         f"({self.path}); wait for that run or choose another --out."
@@ -323,18 +324,6 @@ def _lock_owner(path: Path) -> int | None:
         return int(path.read_text().strip())
     except (OSError, ValueError):
         return None
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def prepare_folder(out: Path, overwrite: bool, resume: bool = False) -> None:

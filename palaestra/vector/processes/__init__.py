@@ -8,6 +8,7 @@
   descriptors, memory) with a :class:`ResourceLimitError`, so nothing is half-started;
 * **liveness** -- waiting watches each worker's pipe *and* its process sentinel, so a dead
   worker is seen at once; a worker calls :func:`parent_alive` and exits when orphaned;
+  :func:`process_alive` tells whether any process id still runs;
 * **timeouts** -- every wait takes a deadline; late replies of a timed-out call are counted
   and dropped, never taken as the answer to the next call;
 * **shutdown** -- :meth:`Workers.shut_down` and :func:`stop_process`: ``close`` within a
@@ -44,7 +45,7 @@ from palaestra.vector.processes._errors import (
     lost_workers_error,
     rebuild_exception,
 )
-from palaestra.vector.processes._liveness import parent_alive
+from palaestra.vector.processes._liveness import parent_alive, process_alive
 from palaestra.vector.processes._protocol import answer
 from palaestra.vector.processes._restarts import RestartBudget
 from palaestra.vector.processes._workers import (
@@ -68,6 +69,7 @@ __all__ = [
     "is_argument_error",
     "lost_workers_error",
     "parent_alive",
+    "process_alive",
     "rebuild_exception",
     "stop_process",
 ]
