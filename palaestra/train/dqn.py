@@ -163,9 +163,6 @@ class DQN(OffPolicyAgent):
         self.target_net = relu_mlp(self.obs_dim, cfg.hidden_sizes, self.n_actions)
         self.target_net.load_state_dict(self.q_net.state_dict())
         self.target_net.to(self.device).requires_grad_(False)
-        for module in self.target_net:  # no autograd graph runs through the target network
-            if isinstance(module, torch.nn.ReLU):
-                module.inplace = True
         self._parameters = list(self.q_net.parameters())
         self._target_parameters = list(self.target_net.parameters())
         self.optimizer = torch.optim.Adam(
@@ -177,7 +174,10 @@ class DQN(OffPolicyAgent):
         self._exploration = 1.0
         self._target_every = max(1, cfg.target_update_interval // cfg.num_envs)
         self._gradients: DQNGradients | None = None
-        self._target_values: ChunkedTargetValues | None = None
+        # The autograd path values the targets with torch operations only.
+        self._target_values = ChunkedTargetValues(
+            self._target_parameters, compiled=None if cfg.fast_path else False
+        )
 
     def epsilon(self, progress: float) -> float:
         """Return the exploration rate after ``progress`` (0..1) of a ``learn`` call."""
@@ -224,8 +224,8 @@ class DQN(OffPolicyAgent):
 
         All minibatches of the round are drawn with one index draw and one gather. The
         target network does not change during a round (it is updated between env steps),
-        so its values for every minibatch's next observations come from one pass (in
-        chunks of :data:`TARGET_CHUNK` rows, which stay in cache).
+        so its values for every minibatch's next observations come from one pass
+        (:class:`ChunkedTargetValues`).
         """
         cfg = self.config
         steps = cfg.gradient_steps
@@ -233,12 +233,7 @@ class DQN(OffPolicyAgent):
             steps, cfg.batch_size, self.rng, self.device
         )
         with torch.no_grad():
-            if cfg.fast_path:
-                if self._target_values is None:
-                    self._target_values = ChunkedTargetValues(self._target_parameters)
-                next_target = self._target_values(next_obs)
-            else:
-                next_target = forward_in_chunks(self.target_net, next_obs)
+            next_target = self._target_values(next_obs)
             discount = (1.0 - terminated).mul_(cfg.gamma)
         actions = actions.unsqueeze(-1)
         if cfg.fast_path:
@@ -335,38 +330,6 @@ class DQN(OffPolicyAgent):
         self.target_net.load_state_dict(state.get("target", state["model"]))
         if state.get("optimizer"):
             self.optimizer.load_state_dict(state["optimizer"])
-
-
-TARGET_CHUNK = 1024
-"""Rows per target-network pass over a round's next observations."""
-
-
-@torch.no_grad()
-def forward_in_chunks(network: Any, inputs: Any, rows: int = TARGET_CHUNK) -> Any:
-    """``network(inputs)`` over the leading dimensions, ``rows`` rows at a time.
-
-    One pass over a whole round (thousands of rows) allocates activations larger than the
-    CPU caches; chunks of about a thousand rows stay in cache and give the same values.
-
-    Args:
-        network: a module mapping ``(rows, in)`` to ``(rows, out)``.
-        inputs: ``(..., in)``.
-        rows: rows per pass.
-
-    Returns:
-        ``(..., out)``.
-
-    Example:
-        >>> from palaestra.train.offpolicy import relu_mlp
-        >>> net = relu_mlp(3, (8,), 2)
-        >>> x = torch.randn(5, 4, 3)
-        >>> torch.allclose(forward_in_chunks(net, x, rows=3), net(x), atol=1e-6)
-        True
-    """
-    flat = inputs.reshape(-1, inputs.shape[-1])
-    outputs = [network(chunk) for chunk in flat.split(rows)]
-    out = outputs[0] if len(outputs) == 1 else torch.cat(outputs)
-    return out.reshape(*inputs.shape[:-1], out.shape[-1])
 
 
 NARROW_INPUT = 64

@@ -23,7 +23,6 @@ from palaestra.train.dqn import (  # noqa: E402
     ChunkedTargetValues,
     DQNGradients,
     compiled_kernels,
-    forward_in_chunks,
     huber,
 )
 from palaestra.train.offpolicy import AdamStep, ReplayBuffer, relu_mlp  # noqa: E402
@@ -183,13 +182,6 @@ def test_dqn_gradients_clip_scales_to_the_max_norm_and_returns_the_norm_before()
     assert gradients.clip_(before / 4) == pytest.approx(before, rel=1e-6)
     after = float(torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in params])))
     assert after == pytest.approx(before / 4, rel=1e-5)
-
-
-def test_forward_in_chunks_equals_one_pass():
-    torch.manual_seed(0)
-    net = relu_mlp(OBS_DIM, (8,), N_ACTIONS)
-    x = torch.randn(6, 5, OBS_DIM)
-    torch.testing.assert_close(forward_in_chunks(net, x, rows=4), net(x))
 
 
 @pytest.mark.parametrize("double_q", [True, False])
