@@ -121,6 +121,39 @@ def add_info(
     return vector_infos
 
 
+def add_rows_info(
+    infos: dict[str, Any], info: dict[str, Any], rows: np.ndarray, num_envs: int
+) -> None:
+    """Merge the infos of sub-envs ``rows`` (one row of every value each) into ``infos``.
+
+    The batched form of :func:`add_info`, for a vector env whose infos come batched over
+    the rows they describe (a native batch's reset rows): the result is that of
+    :func:`add_info` called for each row's own info in turn. A key met first gets a zeroed
+    batch of the value's dtype and a mask; then the rows' values and mask entries are written.
+
+    Args:
+        infos: the batched info so far (updated in place).
+        info: the rows' infos, each value batched over ``rows`` (first axis).
+        rows: the sub-env indices the values' rows belong to.
+        num_envs: the number of sub-envs.
+
+    Example:
+        >>> import numpy as np
+        >>> infos = {}
+        >>> add_rows_info(infos, {"x": np.array([1.5, 2.5])}, np.array([0, 2]), 3)
+        >>> infos
+        {'x': array([1.5, 0. , 2.5]), '_x': array([ True, False,  True])}
+    """
+    for key, value in info.items():
+        value = np.asarray(value)
+        batch = infos.get(key)
+        if batch is None:
+            batch = np.zeros((num_envs, *value.shape[1:]), dtype=value.dtype)
+            infos[key], infos[f"_{key}"] = batch, np.zeros(num_envs, dtype=np.bool_)
+        batch[rows] = value
+        infos[f"_{key}"][rows] = True
+
+
 class VectorEnv(AttributeLookup, OwnRandomness, Generic[ObsType, ActType, ArrayType]):
     """Base class of environments that run ``num_envs`` copies of one environment as a batch.
 

@@ -44,7 +44,7 @@ from palaestra.vector.episodes import disabled_step_error
 from palaestra.vector.native.base import NativeVectorEnv
 from palaestra.vector.native.bookkeeping import NO_LIMIT, close_step
 from palaestra.vector.utils import batch_space
-from palaestra.vector.vector_env import AutoresetMode, VectorEnv, add_info
+from palaestra.vector.vector_env import AutoresetMode, VectorEnv, add_info, add_rows_info
 
 __all__ = ["MujocoVectorEnv", "default_threads", "vector_entry_point"]
 
@@ -243,7 +243,7 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         )
         rows_view = SimpleNamespace(**{name: value[rows] for name, value in vars(view).items()})
         observations[rows] = env._observe(rows_view)
-        _merge_rows(infos, env._reset_info(rows_view), rows, self.num_envs)
+        add_rows_info(infos, env._reset_info(rows_view), rows, self.num_envs)
         self.elapsed_steps[rows] = 0
         self._ended[rows] = False
         return observations, infos
@@ -348,31 +348,6 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Stop the stepping threads and close the single environment's renderer."""
         self.simulations.close()
         self.single_env.close()
-
-
-def _merge_rows(
-    infos: dict[str, Any], info: dict[str, Any], rows: np.ndarray, num_envs: int
-) -> None:
-    """Merge the infos of sub-envs ``rows`` (one row of every value each) into ``infos``.
-
-    The result is that of :func:`~palaestra.vector.vector_env.add_info` called for each
-    row's own info in turn: a key met first gets a zeroed batch of the value's dtype and a
-    mask, then the rows' values and mask entries are written.
-
-    Example:
-        >>> infos = {}
-        >>> _merge_rows(infos, {"x": np.array([1.5, 2.5])}, np.array([0, 2]), 3)
-        >>> infos
-        {'x': array([1.5, 0. , 2.5]), '_x': array([ True, False,  True])}
-    """
-    for key, value in info.items():
-        value = np.asarray(value)
-        batch = infos.get(key)
-        if batch is None:
-            batch = np.zeros((num_envs, *value.shape[1:]), dtype=value.dtype)
-            infos[key], infos[f"_{key}"] = batch, np.zeros(num_envs, dtype=np.bool_)
-        batch[rows] = value
-        infos[f"_{key}"][rows] = True
 
 
 def _batched(info: dict[str, Any], num_envs: int) -> dict[str, Any]:
