@@ -11,6 +11,8 @@ doubles as ``(next64 >> 11) * 2**-53``, so the draws equal the Generators' bit f
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = [
@@ -36,17 +38,29 @@ _11 = np.uint64(11)
 _DOUBLE_UNIT = 1.0 / 9007199254740992.0
 
 
-def _multiply_wide(a: np.ndarray, b: np.uint64) -> tuple[np.ndarray, np.ndarray]:
-    """Return the high and low 64 bits of the 128-bit products ``a * b``."""
+def _multiply_wide(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Return the high and low 64 bits of the 128-bit products ``a * b`` (broadcast).
+
+    The low half is the wrapped 64-bit product; the high half adds up the high bits of the
+    32-bit pieces' products, in place on the fresh temporaries (no new array per term: the
+    batch of jumps is a ``(count, num_envs)`` table).
+    """
     a_low, a_high = a & _LOW_32, a >> _32
     b_low, b_high = b & _LOW_32, b >> _32
-    low_low = a_low * b_low
-    low_high = a_low * b_high
-    high_low = a_high * b_low
-    middle = (low_low >> _32) + (low_high & _LOW_32) + (high_low & _LOW_32)
-    low = (middle << _32) | (low_low & _LOW_32)
-    high = a_high * b_high + (low_high >> _32) + (high_low >> _32) + (middle >> _32)
-    return high, low
+    cross_1 = a_low * b_high
+    cross_2 = a_high * b_low
+    middle = a_low * b_low
+    middle >>= _32
+    middle += cross_1 & _LOW_32
+    middle += cross_2 & _LOW_32
+    middle >>= _32
+    high = a_high * b_high
+    high += middle
+    cross_1 >>= _32
+    high += cross_1
+    cross_2 >>= _32
+    high += cross_2
+    return high, a * b
 
 
 def pcg64_step(
@@ -131,26 +145,10 @@ def multiply_128(
         >>> join_state(*multiply_128(*halves(x), *halves(y)))[0] == x * y % 2**128
         True
     """
-    # The low half is the wrapped 64-bit product; the high half adds the high 64 bits of
-    # low * other_low (from 32-bit pieces) to the two cross products.
-    low_low, low_high = low & _LOW_32, low >> _32
-    other_low_low, other_low_high = other_low & _LOW_32, other_low >> _32
-    cross_1 = low_low * other_low_high
-    cross_2 = low_high * other_low_low
-    middle = low_low * other_low_low
-    middle >>= _32
-    middle += cross_1 & _LOW_32
-    middle += cross_2 & _LOW_32
-    middle >>= _32
-    product_high = low_high * other_low_high
-    product_high += middle
-    cross_1 >>= _32
-    product_high += cross_1
-    cross_2 >>= _32
-    product_high += cross_2
+    product_high, product_low = _multiply_wide(low, other_low)
     product_high += low * other_high
     product_high += high * other_low
-    return product_high, low * other_low
+    return product_high, product_low
 
 
 def doubles_after_jumps(
