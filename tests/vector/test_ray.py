@@ -163,6 +163,16 @@ def test_a_channel_whose_server_ends_reads_as_closed():
     left.close()
 
 
+def test_a_channel_reset_by_its_server_reads_as_closed():
+    left, right = socket.socketpair()
+    send(left, ("step", 0))
+    right.close()  # with the command unread: the kernel resets the connection
+
+    with pytest.raises(ChannelClosed, match=r"the other end closed the channel \(reset\)"):
+        Pending(left).take()
+    left.close()
+
+
 def test_a_channel_socket_lives_in_a_private_directory_removed_once_connected():
     token = b"0123456789abcdef"
     path = serve(token, lambda c, d: d)
