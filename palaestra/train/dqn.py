@@ -31,10 +31,13 @@ import numpy as np
 from palaestra.train._torch import require_torch
 from palaestra.train.distributions import is_discrete
 from palaestra.train.offpolicy import (
+    NARROW_INPUT,
     AdamStep,
     OffPolicyAgent,
     ReplayBuffer,
+    bind_grads,
     clip_grad_norm,
+    flat_grads,
     linear_schedule,
     numpy_mlp,
     polyak_update,
@@ -332,9 +335,6 @@ class DQN(OffPolicyAgent):
             self.optimizer.load_state_dict(state["optimizer"])
 
 
-NARROW_INPUT = 64
-"""Observation sizes up to which :class:`DQNGradients` uses NumPy for the first layer."""
-
 COMPILED_INPUT = 16
 """Observation sizes up to which the compiled kernels run the first layer (see
 :func:`compiled_kernels`)."""
@@ -618,14 +618,7 @@ class DQNGradients:
         self.double_q = bool(double_q)
         self.weights, self.biases = _linear_layers(self.parameters)
         first = self.parameters[0]
-        self.flat = torch.zeros(
-            sum(p.numel() for p in self.parameters), dtype=first.dtype, device=first.device
-        )
-        self.grads = []
-        offset = 0
-        for p in self.parameters:
-            self.grads.append(self.flat[offset : offset + p.numel()].view_as(p))
-            offset += p.numel()
+        self.flat, self.grads = flat_grads(self.parameters)
         self.weight_grads, self.bias_grads = self.grads[0::2], self.grads[1::2]
         cpu = first.device.type == "cpu"
         # MKL is slow at products with a narrow side (a few observation features); on the
@@ -647,11 +640,6 @@ class DQNGradients:
             self._np_weight_grads = [g.numpy() for g in self.weight_grads]
             self._np_bias_grads = [g.numpy() for g in self.bias_grads]
         self._buffers: dict[tuple[int, int], Any] = {}
-
-    def _bind(self) -> None:
-        for p, grad in zip(self.parameters, self.grads):
-            if p.grad is not grad:
-                p.grad = grad
 
     def __call__(
         self,
@@ -681,7 +669,7 @@ class DQNGradients:
             ``error_out`` when given; otherwise, with the compiled kernels, a buffer that
             the next call overwrites.
         """
-        self._bind()
+        bind_grads(self.parameters, self.grads)
         with torch.no_grad():
             if self.kernels is not None:
                 return self._compiled(inputs, actions, rewards, discount, next_values, error_out)

@@ -30,9 +30,12 @@ import numpy as np
 from palaestra.train._torch import require_torch
 from palaestra.train.distributions import is_box
 from palaestra.train.offpolicy import (
+    NARROW_INPUT,
     AdamStep,
     OffPolicyAgent,
     ReplayBuffer,
+    bind_grads,
+    flat_grads,
     numpy_mlp,
     polyak_update,
     relu_mlp,
@@ -285,13 +288,6 @@ def _mm_into(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> torch.Tenso
     return out
 
 
-NARROW_INPUT = 64
-"""Input widths up to which :class:`SACGradients` takes first-layer weight gradients in NumPy.
-
-(MKL takes ~80 us for a 256x256 by 256x4 product on this kind of CPU, NumPy's OpenBLAS ~6.)
-"""
-
-
 def _narrow_on_cpu(layer_input: torch.Tensor) -> bool:
     return layer_input.device.type == "cpu" and layer_input.shape[1] <= NARROW_INPUT
 
@@ -339,28 +335,10 @@ class SACGradients:
         self._targets = [_linears(critic_target.q1), _linears(critic_target.q2)]
         self._actor_params = list(actor.parameters())
         self._critic_params = list(critic.parameters())
-        self._actor_grads = self._flat_grads(self._actor_params)
-        self._critic_grads = self._flat_grads(self._critic_params)
+        self._actor_grads = flat_grads(self._actor_params)[1]
+        self._critic_grads = flat_grads(self._critic_params)[1]
         self._buffers: dict[str, torch.Tensor] = {}
         self._sample: tuple[Any, ...] = ()
-
-    @staticmethod
-    def _flat_grads(parameters: list[torch.Tensor]) -> list[torch.Tensor]:
-        first = parameters[0]
-        flat = torch.zeros(
-            sum(p.numel() for p in parameters), dtype=first.dtype, device=first.device
-        )
-        grads, offset = [], 0
-        for p in parameters:
-            grads.append(flat[offset : offset + p.numel()].view_as(p))
-            offset += p.numel()
-        return grads
-
-    @staticmethod
-    def _bind(parameters: list[torch.Tensor], grads: list[torch.Tensor]) -> None:
-        for p, grad in zip(parameters, grads):
-            if p.grad is not grad:
-                p.grad = grad
 
     def _buffer(self, name: str, rows: int, columns: int, like: torch.Tensor) -> torch.Tensor:
         """Return the first ``rows`` rows of a kept ``(capacity, columns)`` buffer."""
@@ -485,7 +463,7 @@ class SACGradients:
         Returns:
             That loss (a 0-d tensor).
         """
-        self._bind(self._critic_params, self._critic_grads)
+        bind_grads(self._critic_params, self._critic_grads)
         inputs = self._buffer("critic_in", len(obs), obs.shape[1] + actions.shape[1], obs)
         torch.cat([obs, actions], 1, out=inputs)
         scale = 1.0 / len(obs)
@@ -510,7 +488,7 @@ class SACGradients:
         Returns:
             That loss (a 0-d tensor).
         """
-        self._bind(self._actor_params, self._actor_grads)
+        bind_grads(self._actor_params, self._actor_grads)
         activations, raw_log_std, log_std, noise, actions, log_probs = self._sample
         rows, obs_dim = obs.shape
         inputs = self._buffer("critic_in", rows, obs_dim + actions.shape[1], obs)
