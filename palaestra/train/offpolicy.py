@@ -679,7 +679,6 @@ class OffPolicyAgent:
         import dataclasses
 
         from palaestra.train.checkpoint import CheckpointError, load_state, resolve_env_id
-        from palaestra.train.envs import restore_normalization
         from palaestra.train.ppo import _config_from_state
 
         state = load_state(path)
@@ -689,11 +688,7 @@ class OffPolicyAgent:
             env = resolve_env_id(state, path, allow_import)
         config = _config_from_state(cls.config_class, state["config"])
         agent = cls("MlpPolicy", env, config=dataclasses.replace(config, **hyper_parameters))
-        agent._load_networks(state)
-        restore_normalization(agent.env, state.get("normalization", {}))
-        agent.num_steps = int(state.get("steps", 0))
-        agent.num_updates = int(state.get("updates", 0))
-        agent._refill_before_training()
+        agent.load_state(state)
         return agent
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -708,9 +703,4 @@ class OffPolicyAgent:
         restore_normalization(self.env, state.get("normalization", {}))
         self.num_steps = int(state.get("steps", 0))
         self.num_updates = int(state.get("updates", 0))
-        self._refill_before_training()
-
-    def _refill_before_training(self) -> None:
-        # A checkpoint holds no replay buffer: collect ``learning_starts`` fresh transitions
-        # before the next update, as a new run does.
         self._train_after = self.num_steps + self.config.learning_starts
