@@ -123,8 +123,8 @@ class EvalClock:
         return self.train_seconds
 
 
-def _palaestra_agent(algo: str, seed: int, variant: str, log_interval: int) -> Any:
-    """palaestra's DQN or SAC with the setup's hyper-parameters and the variant's options."""
+def _palaestra_agent(algo: str, seed: int, variant: str, log_interval: int, **options: Any) -> Any:
+    """palaestra's DQN or SAC with the setup's hyper-parameters, the variant's and ``options``."""
     from palaestra.train.dqn import DQN
     from palaestra.train.sac import SAC
 
@@ -139,6 +139,7 @@ def _palaestra_agent(algo: str, seed: int, variant: str, log_interval: int) -> A
         torch_threads=TORCH_THREADS,
         **setup["hyper_parameters"],
         **VARIANTS[algo][variant],
+        **options,
     )
 
 

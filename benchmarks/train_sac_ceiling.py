@@ -114,6 +114,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    train_offpolicy.TORCH_THREADS = args.threads  # for both libraries' trainers
     torch.set_num_threads(args.threads)
 
     ceiling = ceiling_step_fn()
@@ -126,11 +127,10 @@ def main() -> None:
 
     agents = {}
     for name, fast_path in (("palaestra", True), ("palaestra-autograd", False)):
-        agent = train_offpolicy._palaestra_agent("sac", 0, "palaestra", log_interval=10**9)
-        agent.config.torch_threads = args.threads
+        agent = train_offpolicy._palaestra_agent(
+            "sac", 0, "palaestra", log_interval=10**9, fast_path=fast_path
+        )
         agent.learn(1000, progress_bar=False)
-        if not fast_path:
-            agent._gradients = None  # the autograd gradient step (SACConfig.fast_path=False)
         agents[name] = agent
 
     def trainer(agent):
@@ -141,7 +141,6 @@ def main() -> None:
         return run
 
     model = train_offpolicy._sb3_model("sac", 0)
-    torch.set_num_threads(args.threads)
     model.learn(1000)
 
     def run_sb3(steps: int) -> None:
