@@ -166,8 +166,7 @@ class _GroupSyncVectorEnv(SyncVectorEnv):
             zip(self._steppers, actions_per_env(self.action_space, actions, self.num_envs))
         ):
             env_obs[i], rewards[i], terminations[i], truncations[i], env_info = stepper.step(action)
-            if env_info:
-                infos.setdefault(_ROW_INFOS, []).append((i, env_info))
+            self._add_info(infos, env_info, i)
         # As step() batches them (np.stack, with its casting rules), but into the block.
         concatenate(self.single_observation_space, env_obs, observations)
         return infos
