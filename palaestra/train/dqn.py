@@ -176,11 +176,10 @@ class DQN(OffPolicyAgent):
         self._numpy_q = numpy_mlp(self.q_net) if self.device.type == "cpu" else None
         self._exploration = 1.0
         self._target_every = max(1, cfg.target_update_interval // cfg.num_envs)
+        # Made at the first training round (the compiled kernels load then, not for an
+        # agent that only acts).
         self._gradients: DQNGradients | None = None
-        # The autograd path values the targets with torch operations only.
-        self._target_values = ChunkedTargetValues(
-            self._target_parameters, compiled=None if cfg.fast_path else False
-        )
+        self._target_values: ChunkedTargetValues | None = None
 
     def epsilon(self, progress: float) -> float:
         """Return the exploration rate after ``progress`` (0..1) of a ``learn`` call."""
@@ -235,6 +234,9 @@ class DQN(OffPolicyAgent):
         obs, actions, rewards, next_obs, terminated = self.buffer.sample_batches(
             steps, cfg.batch_size, self.rng, self.device
         )
+        if self._target_values is None:  # fast_path=False: torch operations only
+            compiled = None if cfg.fast_path else False
+            self._target_values = ChunkedTargetValues(self._target_parameters, compiled=compiled)
         with torch.no_grad():
             next_target = self._target_values(next_obs)
             discount = (1.0 - terminated).mul_(cfg.gamma)
