@@ -365,6 +365,9 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         """Wait until some of ``pending`` can be read; return their indices (none: timed out)."""
         channels = {i: p for i, p in pending.items() if isinstance(p, Pending)}
         refs = {i: r for i, r in pending.items() if not isinstance(r, Pending)}
+        poller = select.poll()  # not select.select: fds past 1024 are fine
+        for pending_reply in channels.values():
+            poller.register(pending_reply.fileno(), select.POLLIN)
         while True:
             left = max(0.0, deadline - time.monotonic())
             done = [i for i, p in channels.items() if p.received]
@@ -373,9 +376,6 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             if channels:
                 # Beside Ray refs, poll the channels briefly and the refs in turn.
                 wait = min(left, 0.002) if refs else left
-                poller = select.poll()  # not select.select: fds past 1024 are fine
-                for pending_reply in channels.values():
-                    poller.register(pending_reply.fileno(), select.POLLIN)
                 events = poller.poll(int(wait * 1000) + (wait > 0))
                 if events:
                     ready_fds = {fd for fd, _ in events}
