@@ -227,6 +227,34 @@ def test_single_env_groups_match_sync_for_300_steps(local_ray, mode):
     envs.close()
 
 
+@pytest.fixture
+def low_fds_taken():
+    """Every file descriptor up to 1100 in use, so that new sockets get ones past 1024."""
+    resource = pytest.importorskip("resource")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1400:
+        pytest.skip(f"the hard limit on open files ({hard}) is too low")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1400), hard))
+    taken = []
+    with open(os.devnull) as devnull:
+        while not taken or taken[-1] < 1100:
+            taken.append(os.dup(devnull.fileno()))
+    yield
+    for fd in taken:
+        os.close(fd)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@pytest.mark.slow
+def test_channels_with_file_descriptors_past_1024_are_waited_on(local_ray, low_fds_taken):
+    envs = _ray_vec()
+    reference = gym.make_vec("CartPole-v1", 4, vectorization_mode="sync")
+
+    assert min(group.channel.fileno() for group in envs._groups) > 1024
+    differential(envs, reference, 30)  # asserts every step equals sync's
+    envs.close()
+
+
 @pytest.mark.slow
 def test_recv_returns_whole_groups_that_follow_their_own_trajectories(local_ray):
     envs = _ray_vec(batch_size=2)
