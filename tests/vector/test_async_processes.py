@@ -244,3 +244,29 @@ def test_a_forked_worker_does_not_collect_the_garbage_it_inherits(uncollected_cy
 def test_starting_a_worker_leaves_the_parents_collector_unfrozen(workers):
     workers.start(multiprocessing.get_context("fork"), _silent_worker, "silent", True, _pipes)
     assert gc.get_freeze_count() == 0
+
+
+@pytest.fixture
+def callers_frozen_heap():
+    """The caller froze its heap itself (as a pre-fork server does); unfrozen after the test."""
+    gc.disable()
+    gc.freeze()
+    yield
+    gc.unfreeze()
+    gc.enable()
+    gc.collect()
+
+
+def test_starting_a_worker_leaves_the_callers_frozen_objects_frozen(callers_frozen_heap, workers):
+    workers.start(multiprocessing.get_context("fork"), _silent_worker, "silent", True, _pipes)
+    # Still frozen (the count itself drops as frozen objects are freed meanwhile).
+    assert gc.get_freeze_count() > 0
+
+
+def test_garbage_made_after_the_callers_freeze_is_not_collected_in_the_worker(
+    callers_frozen_heap, workers
+):
+    FinalizedCycle()
+    workers.start(multiprocessing.get_context("fork"), _collecting_worker, "gc", True, _pipes)
+    workers.expect(0)
+    assert workers.collect([0], time.monotonic() + 10).answers == {0: False}
