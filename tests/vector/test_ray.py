@@ -256,6 +256,20 @@ def test_channels_with_file_descriptors_past_1024_are_waited_on(local_ray, low_f
 
 
 @pytest.mark.slow
+def test_a_driver_on_no_ray_node_calls_every_actor_through_ray(local_ray, monkeypatch):
+    def no_node():  # as for a Ray Client driver
+        raise RuntimeError("this driver runs on no Ray node")
+
+    monkeypatch.setattr(ray, "get_runtime_context", no_node)
+    envs = _ray_vec()
+    reference = gym.make_vec("CartPole-v1", 4, vectorization_mode="sync")
+
+    assert [group.channel for group in envs._groups] == [None, None]
+    differential(envs, reference, 30)  # asserts every step equals sync's
+    envs.close()
+
+
+@pytest.mark.slow
 def test_recv_returns_whole_groups_that_follow_their_own_trajectories(local_ray):
     envs = _ray_vec(batch_size=2)
     reference = gym.make_vec("CartPole-v1", 4, vectorization_mode="sync")
