@@ -180,26 +180,41 @@ class SyncVectorEnv(
                 was not reset (no sub-env is stepped then).
             ClosedEnvironmentError: after :meth:`close`.
         """
+        infos = self._step_rows(actions, self._rewards, self._terminations, self._truncations)
+        return (
+            self._batch_observations(),
+            np.copy(self._rewards),
+            np.copy(self._terminations),
+            np.copy(self._truncations),
+            infos,
+        )
+
+    def _step_rows(
+        self,
+        actions: ActType,
+        rewards: np.ndarray,
+        terminations: np.ndarray,
+        truncations: np.ndarray,
+    ) -> dict[str, Any]:
+        """Step every sub-env, writing rewards and flags into the given arrays.
+
+        The observations go to ``_env_obs`` (one per sub-env, not yet batched); the batched
+        infos are returned. :meth:`step` passes its own arrays; a pool worker passes its rows
+        of shared memory.
+        """
         self._refuse_if_closed()
         if self.autoreset_mode is DISABLED:
             ended = [s.index for s in self._steppers if s.needs_reset]
             if ended:
                 raise disabled_step_error(ended, self.num_envs)
         infos: dict[str, Any] = {}
-        env_obs, rewards = self._env_obs, self._rewards
-        terminations, truncations = self._terminations, self._truncations
+        env_obs = self._env_obs
         for i, (stepper, action) in enumerate(
             zip(self._steppers, actions_per_env(self.action_space, actions, self.num_envs))
         ):
             env_obs[i], rewards[i], terminations[i], truncations[i], env_info = stepper.step(action)
             self._add_info(infos, env_info, i)
-        return (
-            self._batch_observations(),
-            np.copy(rewards),
-            np.copy(terminations),
-            np.copy(truncations),
-            infos,
-        )
+        return infos
 
     def _refuse_if_closed(self) -> None:
         if self.closed:

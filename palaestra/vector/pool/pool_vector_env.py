@@ -38,7 +38,6 @@ from palaestra.core import Env
 from palaestra.error import ClosedEnvironmentError
 from palaestra.vector._arguments import (
     action_misfit,
-    actions_per_env,
     autoreset_mode_from,
     observation_misfit,
     seeds_per_env,
@@ -155,20 +154,9 @@ class _GroupSyncVectorEnv(SyncVectorEnv):
                 was not reset (no sub-env is stepped then).
             ClosedEnvironmentError: after :meth:`close`.
         """
-        self._refuse_if_closed()
-        if self.autoreset_mode is AutoresetMode.DISABLED:
-            ended = [s.index for s in self._steppers if s.needs_reset]
-            if ended:
-                raise disabled_step_error(ended, self.num_envs)
-        infos: dict[str, Any] = {}
-        env_obs = self._env_obs
-        for i, (stepper, action) in enumerate(
-            zip(self._steppers, actions_per_env(self.action_space, actions, self.num_envs))
-        ):
-            env_obs[i], rewards[i], terminations[i], truncations[i], env_info = stepper.step(action)
-            self._add_info(infos, env_info, i)
+        infos = self._step_rows(actions, rewards, terminations, truncations)
         # As step() batches them (np.stack, with its casting rules), but into the block.
-        concatenate(self.single_observation_space, env_obs, observations)
+        concatenate(self.single_observation_space, self._env_obs, observations)
         return infos
 
 
