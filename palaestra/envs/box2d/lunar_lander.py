@@ -100,6 +100,69 @@ class ContactDetector(ContactRelay, b2.contactListener):
                 env.legs[tag - _LEG0].ground_contact = begin
 
 
+class _LanderParts:
+    """The definitions every episode builds its world from, made once per environment.
+
+    Box2D copies a definition, and the shape it names, into each body, fixture or joint it
+    creates; so one set of definitions serves every episode, and building from them skips
+    the keyword machinery of ``CreateBody(**kwargs)``. Per episode only the terrain edge's
+    end points and the joints' bodies (and reference angles) change. The world they build is
+    the one the keyword calls build: same bodies, fixtures and joints, created in the same
+    order with the same values.
+
+    Example:
+        >>> parts = _LanderParts()
+        >>> parts.edge_fixture.friction == parts.lander_fixture.friction
+        True
+    """
+
+    def __init__(self) -> None:
+        self.moon = b2.bodyDef(type=b2.staticBody)
+        # The floor: an edge along y = 0 with the default fixture values.
+        self.floor = b2.edgeShape(vertices=[(0, 0), (WORLD_W, 0)])
+        self.floor_fixture = b2.fixtureDef(shape=self.floor)
+        # One edge shape, moved to each terrain chunk in turn (a fixture copies its shape).
+        self.edge = b2.edgeShape(vertices=[(0, 0), (1, 0)])
+        self.edge_fixture = b2.fixtureDef(shape=self.edge, density=0, friction=0.1)
+        start_x, start_y = WORLD_W / 2, WORLD_H
+        self.lander = b2.bodyDef(type=b2.dynamicBody, position=(start_x, start_y), angle=0.0)
+        self.hull = b2.polygonShape(vertices=[(x / SCALE, y / SCALE) for x, y in LANDER_POLY])
+        self.lander_fixture = b2.fixtureDef(
+            shape=self.hull,
+            density=5.0,
+            friction=0.1,
+            categoryBits=0x0010,
+            maskBits=0x001,
+            restitution=0.0,
+        )
+        self.leg_box = b2.polygonShape(box=(LEG_W / SCALE, LEG_H / SCALE))
+        self.leg_fixture = b2.fixtureDef(
+            shape=self.leg_box, density=1.0, restitution=0.0, categoryBits=0x0020, maskBits=0x001
+        )
+        self.legs = []
+        self.joints = []
+        for side in (-1, +1):
+            self.legs.append(
+                b2.bodyDef(
+                    type=b2.dynamicBody,
+                    position=(start_x - side * LEG_AWAY / SCALE, start_y),
+                    angle=side * 0.05,
+                )
+            )
+            # Each leg swings within half a radian, its spring pushing it outwards.
+            joint = b2.revoluteJointDef(
+                localAnchorA=(0, 0),
+                localAnchorB=(side * LEG_AWAY / SCALE, LEG_DOWN / SCALE),
+                enableMotor=True,
+                enableLimit=True,
+                maxMotorTorque=LEG_SPRING_TORQUE,
+                motorSpeed=+0.3 * side,
+            )
+            joint.lowerAngle = +0.9 - 0.5 if side < 0 else -0.9
+            joint.upperAngle = 0.9 if side < 0 else -0.9 + 0.5
+            self.joints.append(joint)
+
+
 class LunarLander(Env, EzPickle):
     """Land a rocket on the pad between the flags, discrete or continuous engines.
 
@@ -166,6 +229,7 @@ class LunarLander(Env, EzPickle):
         self.render_mode = render_mode
 
         self.world = b2.world(gravity=(0, gravity))
+        self._parts: _LanderParts | None = None
         self.moon: Any = None
         self.lander: Any = None
         self.legs: list[Any] = []
@@ -194,10 +258,13 @@ class LunarLander(Env, EzPickle):
         """
         super().reset(seed=seed)
         rng = self.np_random
+        parts = self._parts
+        if parts is None:
+            parts = self._parts = _LanderParts()
+            self._contacts = ContactDetector(self)
         # A fresh world per episode: dropping the old one frees its bodies with it.
         self.particles = []
         self.world = world = b2.world(gravity=(0, self.gravity))
-        self._contacts = ContactDetector(self)
         world.contactListener = self._contacts
         self.game_over = False
         self.prev_shaping = None
@@ -211,29 +278,22 @@ class LunarLander(Env, EzPickle):
             height[i] = self.helipad_y
         smooth_y = [0.33 * (height[i - 1] + height[i + 0] + height[i + 1]) for i in range(CHUNKS)]
 
-        self.moon = world.CreateStaticBody(shapes=b2.edgeShape(vertices=[(0, 0), (WORLD_W, 0)]))
-        self.moon.userData = _GROUND
+        self.moon = moon = world.CreateBody(parts.moon)
+        moon.CreateFixture(parts.floor_fixture)
+        moon.userData = _GROUND
         self.sky_polys = []
+        edge, edge_fixture = parts.edge, parts.edge_fixture
         for i in range(CHUNKS - 1):
             left, right = (chunk_x[i], smooth_y[i]), (chunk_x[i + 1], smooth_y[i + 1])
-            self.moon.CreateEdgeFixture(vertices=[left, right], density=0, friction=0.1)
+            edge.vertex1 = left
+            edge.vertex2 = right
+            moon.CreateFixture(edge_fixture)
             self.sky_polys.append([left, right, (right[0], WORLD_H), (left[0], WORLD_H)])
 
-        start_x, start_y = WORLD_W / 2, WORLD_H
-        self.lander = world.CreateDynamicBody(
-            position=(start_x, start_y),
-            angle=0.0,
-            fixtures=b2.fixtureDef(
-                shape=b2.polygonShape(vertices=[(x / SCALE, y / SCALE) for x, y in LANDER_POLY]),
-                density=5.0,
-                friction=0.1,
-                categoryBits=0x0010,
-                maskBits=0x001,
-                restitution=0.0,
-            ),
-        )
-        self.lander.userData = _LANDER
-        self.lander.ApplyForceToCenter(
+        self.lander = lander = world.CreateBody(parts.lander)
+        lander.CreateFixture(parts.lander_fixture)
+        lander.userData = _LANDER
+        lander.ApplyForceToCenter(
             (
                 rng.uniform(-INITIAL_RANDOM, INITIAL_RANDOM),
                 rng.uniform(-INITIAL_RANDOM, INITIAL_RANDOM),
@@ -245,34 +305,15 @@ class LunarLander(Env, EzPickle):
             self.torque_idx = int(rng.integers(-9999, 9999))
 
         self.legs = []
-        for side in (-1, +1):
-            leg = world.CreateDynamicBody(
-                position=(start_x - side * LEG_AWAY / SCALE, start_y),
-                angle=side * 0.05,
-                fixtures=b2.fixtureDef(
-                    shape=b2.polygonShape(box=(LEG_W / SCALE, LEG_H / SCALE)),
-                    density=1.0,
-                    restitution=0.0,
-                    categoryBits=0x0020,
-                    maskBits=0x001,
-                ),
-            )
-            leg.userData = _LEG0 if side < 0 else _LEG1
+        for tag, leg_def, joint in zip((_LEG0, _LEG1), parts.legs, parts.joints):
+            leg = world.CreateBody(leg_def)
+            leg.CreateFixture(parts.leg_fixture)
+            leg.userData = tag
             leg.ground_contact = False
-            # Each leg swings within half a radian, its spring pushing it outwards.
-            upper = 0.9 if side < 0 else -0.9 + 0.5
-            joint = b2.revoluteJointDef(
-                bodyA=self.lander,
-                bodyB=leg,
-                localAnchorA=(0, 0),
-                localAnchorB=(side * LEG_AWAY / SCALE, LEG_DOWN / SCALE),
-                enableMotor=True,
-                enableLimit=True,
-                maxMotorTorque=LEG_SPRING_TORQUE,
-                motorSpeed=+0.3 * side,
-            )
-            joint.lowerAngle = +0.9 - 0.5 if side < 0 else -0.9
-            joint.upperAngle = upper
+            joint.bodyA = lander
+            joint.bodyB = leg
+            # As a joint definition built with its bodies sets it.
+            joint.referenceAngle = leg.angle - lander.angle
             leg.joint = world.CreateJoint(joint)
             self.legs.append(leg)
         self.drawlist = [self.lander, *self.legs]
@@ -289,14 +330,15 @@ class LunarLander(Env, EzPickle):
         mass: float,
         engine_power: float,
         power: float,
-        rendering: bool,
     ) -> None:
-        """Push the lander along ``-(ox, oy)`` at ``at`` (rendering: a particle the other way)."""
-        if rendering:
-            particle = self._create_particle(mass, at[0], at[1], power)
-            particle.ApplyLinearImpulse(
-                (ox * engine_power * power, oy * engine_power * power), at, True
-            )
+        """Push the lander along ``-(ox, oy)`` at ``at``, and a new particle the other way.
+
+        Only a rendered lander makes exhaust particles; they are bodies of the world too.
+        """
+        particle = self._create_particle(mass, at[0], at[1], power)
+        particle.ApplyLinearImpulse(
+            (ox * engine_power * power, oy * engine_power * power), at, True
+        )
         self.lander.ApplyLinearImpulse(
             (-ox * engine_power * power, -oy * engine_power * power), at, True
         )
@@ -358,16 +400,24 @@ class LunarLander(Env, EzPickle):
             main_on = throttle > 0.0
             side_on = abs(lateral) > 0.5
         else:
-            if not (action.__class__ is int and 0 <= action < 4):
-                assert self.action_space.contains(action), f"{action!r} ({type(action)}) invalid "
+            if action.__class__ is not int or not 0 <= action < 4:
+                # A vector env hands over numpy int64 scalars: the same check, done here.
+                if not (action.__class__ is np.int64 and 0 <= action < 4):
+                    assert self.action_space.contains(action), (
+                        f"{action!r} ({type(action)}) invalid "
+                    )
+                action = int(action)
             main_on = action == 2
             side_on = action == 1 or action == 3
 
         angle = lander.angle
         tip_x, tip_y = math.sin(angle), math.cos(angle)
         side_x, side_y = -tip_y, tip_x
-        d0, d1 = self.np_random.uniform(-1.0, +1.0, size=2).tolist()
-        d0, d1 = d0 / SCALE, d1 / SCALE
+        # Two draws of uniform(-1, 1), as -1 + 2 * random(): the same numbers from the same
+        # stream, without building an array.
+        random = self.np_random.random
+        d0 = (-1.0 + 2.0 * random()) / SCALE
+        d1 = (-1.0 + 2.0 * random()) / SCALE
         rendering = self.render_mode is not None
 
         m_power = 0.0
@@ -377,8 +427,13 @@ class LunarLander(Env, EzPickle):
             ox = tip_x * reach + side_x * d1
             oy = -tip_y * reach - side_y * d1
             position = lander.position
-            at = (position[0] + ox, position[1] + oy)
-            self._fire(ox, oy, at, 3.5, MAIN_ENGINE_POWER, m_power, rendering)
+            at = (position.x + ox, position.y + oy)
+            if rendering:
+                self._fire(ox, oy, at, 3.5, MAIN_ENGINE_POWER, m_power)
+            else:
+                lander.ApplyLinearImpulse(
+                    (-ox * MAIN_ENGINE_POWER * m_power, -oy * MAIN_ENGINE_POWER * m_power), at, True
+                )
 
         s_power = 0.0
         if side_on:
@@ -393,28 +448,32 @@ class LunarLander(Env, EzPickle):
             oy = -tip_y * d0 - side_y * across
             position = lander.position
             at = (
-                position[0] + ox - tip_x * 17 / SCALE,
-                position[1] + oy + tip_y * SIDE_ENGINE_HEIGHT / SCALE,
+                position.x + ox - tip_x * 17 / SCALE,
+                position.y + oy + tip_y * SIDE_ENGINE_HEIGHT / SCALE,
             )
-            self._fire(ox, oy, at, 0.7, SIDE_ENGINE_POWER, s_power, rendering)
+            if rendering:
+                self._fire(ox, oy, at, 0.7, SIDE_ENGINE_POWER, s_power)
+            else:
+                lander.ApplyLinearImpulse(
+                    (-ox * SIDE_ENGINE_POWER * s_power, -oy * SIDE_ENGINE_POWER * s_power), at, True
+                )
 
         self.world.Step(1.0 / FPS, 6 * 30, 2 * 30)
 
-        x, y = lander.position
-        vx, vy = lander.linearVelocity
+        # Each property of the lander read once (every read crosses into Box2D).
+        position = lander.position
+        velocity = lander.linearVelocity
+        s0 = (position.x - HALF_W) / HALF_W
+        s1 = (position.y - (self.helipad_y + LEG_TOP)) / HALF_H
+        s2 = velocity.x * HALF_W / FPS
+        s3 = velocity.y * HALF_H / FPS
+        s4 = lander.angle
         contact0 = 1.0 if legs[0].ground_contact else 0.0
         contact1 = 1.0 if legs[1].ground_contact else 0.0
-        state = [
-            (x - HALF_W) / HALF_W,
-            (y - (self.helipad_y + LEG_TOP)) / HALF_H,
-            vx * HALF_W / FPS,
-            vy * HALF_H / FPS,
-            lander.angle,
-            20.0 * lander.angularVelocity / FPS,
-            contact0,
-            contact1,
-        ]
-        s0, s1, s2, s3, s4 = state[:5]
+        observation = np.array(
+            [s0, s1, s2, s3, s4, 20.0 * lander.angularVelocity / FPS, contact0, contact1],
+            dtype=np.float32,
+        )
         shaping = (
             -100 * math.sqrt(s0 * s0 + s1 * s1)
             - 100 * math.sqrt(s2 * s2 + s3 * s3)
@@ -438,7 +497,7 @@ class LunarLander(Env, EzPickle):
             reward = +100
         if self.render_mode == "human":
             self.render()
-        return np.array(state, dtype=np.float32), reward, terminated, False, {}
+        return observation, reward, terminated, False, {}
 
     # ---------------------------------------------------------------- drawing
     def render(self) -> np.ndarray | None:
