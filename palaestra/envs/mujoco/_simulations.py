@@ -9,11 +9,14 @@ loop of ``mj_step`` (then ``mj_rnePostConstraint``) over one ``MjData`` per sub-
   MuJoCo's own thread pool (the calling thread included): no Python runs per sub-env
   while the physics runs, and no Python thread is woken per step.
 * :class:`ThreadSimulations` (``stepper="threads"``) keeps one ``MjData`` per sub-env and
-  steps contiguous slices of them on a pool of Python threads; MuJoCo's bindings release
-  the GIL inside ``mj_step``, so the slices run in parallel. Calls too small to gain from
-  threads (under :data:`PARALLEL_ABOVE_SECONDS` of work, as measured) run on the calling
-  thread. Measured on 2 cores (``benchmarks/mujoco_speed.py``), its per-step dispatch costs
-  HalfCheetah-v5 at ``N=8`` about 40% of the batch's rate.
+  steps them on ``num_threads`` Python threads (the caller's included) that draw rows from
+  one shared iterator; MuJoCo's bindings release the GIL inside ``mj_step`` and
+  ``mj_rnePostConstraint``, so rows run in parallel, contact forces included. Calls too
+  small to gain from threads (under :data:`PARALLEL_ABOVE_SECONDS` of work, as measured)
+  run on the calling thread. Measured on 2 cores (``benchmarks/mujoco_speed.py``), it is
+  the faster of the two for the tasks that read contact forces (the batch then copies
+  each row's ``MjData`` out to compute them on one thread) and the slower for the others
+  (its hand-over to a second thread costs tens of microseconds per step).
 
 Example:
     >>> import numpy as np
@@ -29,10 +32,11 @@ Example:
 
 from __future__ import annotations
 
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from functools import partial
 from types import SimpleNamespace
-from typing import Any
 
 import mujoco
 import numpy as np
@@ -42,8 +46,54 @@ __all__ = ["STEPPERS", "BatchSimulations", "ThreadSimulations"]
 # A step call whose rows take less than this on one thread runs on one thread: handing
 # slices to the pool costs tens of microseconds.
 PARALLEL_ABOVE_SECONDS = 200e-6
-# Every this many calls, one runs on one thread again to re-measure the cost of a row.
-_REMEASURE_EVERY = 64
+
+
+class _Helper:
+    """A thread that runs one task at a time, handed each one through a pair of locks.
+
+    Cheaper per task than a thread pool's queue and futures: :meth:`start` releases the
+    lock the thread waits on, :meth:`wait` takes the lock the thread releases when done.
+    """
+
+    def __init__(self, name: str):
+        self._go = threading.Lock()
+        self._done = threading.Lock()
+        self._go.acquire()
+        self._done.acquire()
+        self._task: Callable[[], None] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            self._go.acquire()
+            task = self._task
+            if task is None:
+                return
+            try:
+                task()
+            except BaseException as exc:  # handed to the caller of wait()
+                self._error = exc
+            self._done.release()
+
+    def start(self, task: Callable[[], None]) -> None:
+        """Run ``task`` on the thread; :meth:`wait` for it before starting another."""
+        self._task = task
+        self._go.release()
+
+    def wait(self) -> None:
+        """Wait for the task to finish; raise what it raised."""
+        self._done.acquire()
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    def stop(self) -> None:
+        """End the thread (after its current task)."""
+        self._task = None
+        self._go.release()
+        self._thread.join()
 
 
 class ThreadSimulations:
@@ -75,59 +125,67 @@ class ThreadSimulations:
                 for name in fields
             }
         )
+        # Each row's (view row, MjData field) pairs and its ctrl, bound once: every
+        # attribute access of an MjData field makes a new array.
+        self._pairs = [
+            [(getattr(self.view, name)[row], getattr(data, name)) for name in fields]
+            for row, data in enumerate(self.datas)
+        ]
+        self._ctrls = [data.ctrl for data in self.datas]
         self._num_threads = max(1, min(num_threads, num_envs))
         # Seconds one row's step takes on one thread (measured; 0 until the first step).
         self._row_seconds = 0.0
-        self._calls = 0
-        self._pool = (
-            ThreadPoolExecutor(self._num_threads - 1, thread_name_prefix="mujoco-step")
-            if self._num_threads > 1
-            else None
-        )
+        self._helpers = [_Helper(f"mujoco-step-{index}") for index in range(1, self._num_threads)]
 
-    def _slices(self, rows: np.ndarray) -> list[np.ndarray]:
-        return [part for part in np.array_split(rows, self._num_threads) if len(part)]
+    def _run(self, rows: list[int], work: Callable[[Iterator[int]], None]) -> None:
+        """Run ``work`` over ``rows``: on this thread alone, or on every thread at once.
 
-    def _run(self, rows: np.ndarray, work: Any) -> None:
-        self._calls += 1
-        serial = (
-            self._pool is None
-            or self._row_seconds * len(rows) < PARALLEL_ABOVE_SECONDS
-            or self._calls % _REMEASURE_EVERY == 0
-        )
-        if serial:
-            started = time.perf_counter()
-            work(rows)
+        In parallel, all threads draw rows from one iterator, so a thread that finishes
+        its rows early takes the next instead of waiting for a slower one.
+        """
+        started = time.perf_counter()
+        if not self._helpers or self._row_seconds * len(rows) < PARALLEL_ABOVE_SECONDS:
+            work(iter(rows))
             self._row_seconds = (time.perf_counter() - started) / len(rows)
             return
-        parts = self._slices(rows)
-        futures = [self._pool.submit(work, part) for part in parts[1:]]
-        work(parts[0])
-        for future in futures:
-            future.result()
+        shared = iter(rows)
+        task = partial(work, shared)
+        for helper in self._helpers:
+            helper.start(task)
+        try:
+            work(shared)
+        finally:
+            for helper in self._helpers:
+                helper.wait()
+        # An upper bound (it includes the hand-over): a model whose rows cost less than
+        # the threads' hand-over falls back to one thread and is measured there.
+        elapsed = time.perf_counter() - started
+        self._row_seconds = elapsed * self._num_threads / len(rows)
 
-    def _gather(self, rows: np.ndarray) -> None:
-        datas, view = self.datas, self.view
-        for name in self.fields:
-            target = getattr(view, name)
-            for row in rows:
-                target[row] = getattr(datas[row], name)
+    def _gather(self, rows: list[int]) -> None:
+        pairs = self._pairs
+        for row in rows:
+            for target, source in pairs[row]:
+                target[...] = source
 
     def step(self, rows: np.ndarray | None, ctrl: np.ndarray, nstep: int) -> None:
         """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``)."""
-        rows = np.arange(len(self.datas)) if rows is None else rows
-        model, datas, post = self.model, self.datas, self.contact_forces
+        rows = range(len(self.datas)) if rows is None else rows.tolist()
+        model, datas, ctrls, pairs = self.model, self.datas, self._ctrls, self._pairs
+        step, post = mujoco.mj_step, mujoco.mj_rnePostConstraint
+        forces = self.contact_forces
 
-        def work(part: np.ndarray) -> None:
+        def work(part: Iterator[int]) -> None:
             for row in part:
                 data = datas[row]
-                data.ctrl[:] = ctrl[row]
-                mujoco.mj_step(model, data, nstep=nstep)
-                if post:
-                    mujoco.mj_rnePostConstraint(model, data)
-            self._gather(part)
+                ctrls[row][:] = ctrl[row]
+                step(model, data, nstep)
+                if forces:
+                    post(model, data)
+                for target, source in pairs[row]:
+                    target[...] = source
 
-        self._run(rows, work)
+        self._run(list(rows), work)
 
     def reset(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray) -> None:
         """Reset ``rows`` (``mj_resetData``), set their state and run ``mj_forward``."""
@@ -137,7 +195,7 @@ class ThreadSimulations:
             data.qpos[:] = position
             data.qvel[:] = velocity
             mujoco.mj_forward(self.model, data)
-        self._gather(rows)
+        self._gather(rows.tolist())
 
     def copy_data(self, row: int, data: mujoco.MjData) -> None:
         """Copy sub-env ``row``'s whole ``MjData`` into ``data`` (to render it)."""
@@ -145,9 +203,9 @@ class ThreadSimulations:
 
     def close(self) -> None:
         """Stop the threads."""
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        for helper in self._helpers:
+            helper.stop()
+        self._helpers = []
 
 
 class BatchSimulations:

@@ -76,12 +76,15 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         render_mode: ``None`` or ``"rgb_array"`` (``render`` returns one frame per sub-env).
         accelerator: accepted for the other native envs' interface; the physics runs in
             MuJoCo's C threads and the numpy bookkeeping is the same for every choice.
-        stepper: how the simulations advance: ``"batch"`` (the default: one
+        stepper: how the simulations advance: ``"batch"`` (one
             :class:`mujoco.batch.Batch` call steps them all on MuJoCo's own thread pool,
-            the caller's thread included) or ``"threads"`` (each sub-env's ``MjData`` on a
-            pool of ``num_threads`` Python threads, MuJoCo releasing the GIL in every
-            ``mj_step``). Both give the same numbers bit for bit; ``benchmarks/
-            mujoco_speed.py`` measures both.
+            the caller's thread included), ``"threads"`` (each sub-env's ``MjData`` on
+            ``num_threads`` Python threads, MuJoCo releasing the GIL in every ``mj_step``
+            and ``mj_rnePostConstraint``) or ``None`` (the default): ``"threads"`` for the
+            tasks that read contact forces (Ant, Humanoid, HumanoidStandup), whose
+            ``mj_rnePostConstraint`` then runs on every thread instead of after the batch
+            on one, and ``"batch"`` for the others. Both give the same numbers bit for
+            bit; ``benchmarks/mujoco_speed.py`` measures both.
         **env_kwargs: the single environment's arguments (``xml_file``, reward weights, ...).
 
     Raises:
@@ -98,7 +101,7 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         num_threads: int | None = None,
         render_mode: str | None = None,
         accelerator: str | None = None,
-        stepper: str = "batch",
+        stepper: str | None = None,
         **env_kwargs: Any,
     ):
         if accelerator not in (None, "auto", "numpy", "numba"):
@@ -139,6 +142,8 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
+        if stepper is None:
+            stepper = "threads" if self.single_env.reads_contact_forces else "batch"
         if stepper not in STEPPERS:
             raise ValueError(
                 f"Unknown stepper {stepper!r}; choose one of {sorted(STEPPERS)}: 'batch' steps "

@@ -1,4 +1,4 @@
-"""The batch stepper's contact forces equal ``mj_step`` then ``mj_rnePostConstraint``, exactly.
+"""The steppers equal ``mj_step`` then ``mj_rnePostConstraint`` on one ``MjData`` each, exactly.
 
 The reference is :class:`ThreadSimulations` on one thread: one ``MjData`` per row, each
 stepped and then given ``mj_rnePostConstraint``, as a single env does. The batch copies only
@@ -7,6 +7,8 @@ and forces that need no contact (applied body forces, equality constraints).
 """
 
 from __future__ import annotations
+
+import threading
 
 import mujoco
 import numpy as np
@@ -110,3 +112,54 @@ def test_equality_constraint_forces_are_summed_on_rows_without_contacts(steps):
     assert np.abs(batch.view.cfrc_ext).max() > 0.0
     batch.close()
     reference.close()
+
+
+def _threads_and_serial(num_envs: int):
+    model = build_model("ant.xml")
+    pair = [ThreadSimulations(model, num_envs, threads, FIELDS, True) for threads in (2, 1)]
+    for simulations in pair:
+        simulations.reset(
+            np.arange(num_envs), np.tile(model.qpos0, (num_envs, 1)), np.zeros((num_envs, model.nv))
+        )
+    return model, pair
+
+
+def test_rows_stepped_on_two_threads_equal_rows_stepped_on_one(monkeypatch):
+    model, (parallel, serial) = _threads_and_serial(6)
+    stepping_threads = set()
+    step = mujoco.mj_step
+
+    def recording_step(*args):
+        stepping_threads.add(threading.current_thread().name)
+        step(*args)
+
+    monkeypatch.setattr(mujoco, "mj_step", recording_step)
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        ctrl = rng.uniform(-1.0, 1.0, (6, model.nu))
+        parallel.step(None, ctrl, 5)
+        serial.step(None, ctrl, 5)
+        for name in FIELDS:
+            np.testing.assert_array_equal(
+                getattr(parallel.view, name), getattr(serial.view, name), strict=True
+            )
+    assert stepping_threads == {"MainThread", "mujoco-step-1"}
+    parallel.close()
+    serial.close()
+
+
+def test_an_error_on_a_stepping_thread_is_raised_to_the_caller(monkeypatch):
+    model, (parallel, serial) = _threads_and_serial(4)
+    parallel.step(None, np.zeros((4, model.nu)), 5)  # measures a row: the next call is parallel
+    step = mujoco.mj_step
+
+    def failing_step(*args):
+        if threading.current_thread().name != "MainThread":
+            raise mujoco.FatalError("stepping failed")
+        step(*args)
+
+    monkeypatch.setattr(mujoco, "mj_step", failing_step)
+    with pytest.raises(mujoco.FatalError, match="stepping failed"):
+        parallel.step(None, np.zeros((4, model.nu)), 5)
+    parallel.close()
+    serial.close()

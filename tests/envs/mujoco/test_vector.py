@@ -75,6 +75,13 @@ def test_make_vec_steps_with_one_mujoco_batch_by_default():
     envs.close()
 
 
+@pytest.mark.parametrize("env_id", ["Ant-v5", "Humanoid-v5", "HumanoidStandup-v5"])
+def test_tasks_that_read_contact_forces_step_on_threads_by_default(env_id):
+    envs = palaestra.make_vec(env_id, 2)
+    assert envs.unwrapped.stepper == "threads"
+    envs.close()
+
+
 def test_step_infos_do_not_change_when_the_batch_steps_on():
     envs = palaestra.make_vec("HalfCheetah-v5", 2)
     envs.reset(seed=0)
