@@ -10,7 +10,8 @@ side in the same process run on the same machine. Usage (from the repository roo
 
 To add a section, append one ``Section`` to ``SUITE``: a title, the ``palaestra bench``
 arguments, the reference mode the ratios are taken against and, optionally, environment
-variables for that run (e.g. ``{"PALAESTRA_ACCELERATOR": "numpy"}``).
+variables for that run (e.g. ``{"PALAESTRA_ACCELERATOR": "numpy"}``) and the number of timed
+repeats (5 unless the section needs more to be steady; ``--quick`` takes 2).
 
 With ``--before REV`` every section also runs on a copy of commit ``REV`` (``git archive``;
 or ``REV`` may be the path of an extracted source tree),
@@ -48,6 +49,7 @@ class Section(NamedTuple):
     arguments: list[str]
     reference: str
     environment: dict[str, str] = {}
+    repeats: int = 5
 
 
 SUITE: list[Section] = [
@@ -136,38 +138,31 @@ SUITE += [
     for label, environment in (("with numba", {}), ("without numba", WITHOUT_NUMBA))
     for env_id in CLASSIC
 ]
-# Box2D: the pool (several Box2D worlds per worker) against Gymnasium's vector envs.
+# Box2D: the pool (several Box2D worlds per worker) against Gymnasium's vector envs. A pool
+# step of N=8 landers takes about 0.15 ms and the pool's pace on two shared cores varies from
+# repeat to repeat by +-15%: 2,000 steps per repeat (0.25-1.5 s per mode) and 21 repeats,
+# taken round-robin, make the median steady to about +-3% in 30-45 s per section.
+LANDER_STEPS = ["--num-envs", "8", "--steps", "2000"]
 SUITE += [
     Section(
         "LunarLander-v3 (N=8): pool vs Gymnasium's SyncVectorEnv",
-        [
-            "LunarLander-v3",
-            "--modes",
-            "pool,pool-parent,sync,gym-sync",
-            "--num-envs",
-            "8",
-            "--steps",
-            "400",
-        ],
+        ["LunarLander-v3", "--modes", "pool,pool-parent,sync,gym-sync", *LANDER_STEPS],
         "gym-sync",
+        repeats=21,
     ),
     Section(
         "LunarLander-v3 (N=8): pool vs Gymnasium's AsyncVectorEnv",
-        [
-            "LunarLander-v3",
-            "--modes",
-            "pool,pool-parent,async,gym-async",
-            "--num-envs",
-            "8",
-            "--steps",
-            "400",
-        ],
+        ["LunarLander-v3", "--modes", "pool,pool-parent,async,gym-async", *LANDER_STEPS],
         "gym-async",
+        # A round takes about 3.5 s (Gymnasium's async alone 1.7 s): 11 keep it under 45 s.
+        repeats=11,
     ),
     Section(
         "CarRacing-v3 (N=4, 96x96x3 pixels through shared memory): pool vs Gymnasium's async",
         ["CarRacing-v3", "--modes", "pool,async,gym-async", "--num-envs", "4", "--steps", "60"],
         "gym-async",
+        # A repeat is 0.3-1 s per mode (each step draws four frames); 5 varied by +-5%.
+        repeats=11,
     ),
 ]
 # Toy text: the natively batched envs (make_vec's default) against Gymnasium's sync.
@@ -209,7 +204,7 @@ def run_section(
     arguments = list(section.arguments)
     if modes is not None:
         arguments[arguments.index("--modes") + 1] = ",".join(modes)
-    extra = ["--steps", "30", "--repeats", "2"] if quick else ["--repeats", "5"]
+    extra = ["--steps", "30", "--repeats", "2"] if quick else ["--repeats", str(section.repeats)]
     command = [sys.executable, "-m", "palaestra", "bench", *arguments, *extra]
     command += ["--reference", section.reference]
     # The tree first; a caller's PYTHONPATH after it (e.g. where EnvPool was installed with
