@@ -69,6 +69,93 @@ def test_lander_with_a_render_mode_matches_gymnasium_with_its_exhaust_particles(
     )
 
 
+def test_lander_matches_gymnasium_for_numpy_integer_actions(gymnasium):
+    # A vector env hands each sub-env a numpy int64, as the pool's workers do.
+    def act(env, observation, rng):
+        return np.int64(rng.integers(4))
+
+    episodes = run_side_by_side(gymnasium, "LunarLander-v3", 6, 1000, act)
+    assert episodes > 3
+
+
+@pytest.mark.parametrize("env_id", ["LunarLander-v3", "LunarLanderContinuous-v3"])
+def test_lander_generator_stays_in_gymnasiums_state_at_every_step(gymnasium, env_id):
+    def same_generator_state(ours, theirs, t):
+        ours_state = ours.unwrapped.np_random.bit_generator.state
+        assert ours_state == theirs.unwrapped.np_random.bit_generator.state, f"step {t}"
+
+    run_side_by_side(gymnasium, env_id, 8, 600, random_policy(), on_step=same_generator_state)
+
+
+def describe_world(world) -> list:
+    """Every body, fixture and joint of a Box2D world, by the values the engine holds."""
+    bodies = []
+    for body in world.bodies:
+        fixtures = []
+        for fixture in body.fixtures:
+            shape, filtering = fixture.shape, fixture.filterData
+            fixtures.append(
+                (
+                    type(shape).__name__,
+                    shape.radius,
+                    [tuple(vertex) for vertex in getattr(shape, "all_vertices", shape.vertices)],
+                    getattr(shape, "hasVertex0", None),
+                    getattr(shape, "hasVertex3", None),
+                    fixture.density,
+                    fixture.friction,
+                    fixture.restitution,
+                    fixture.sensor,
+                    (filtering.categoryBits, filtering.maskBits, filtering.groupIndex),
+                )
+            )
+        bodies.append(
+            (
+                body.type,
+                tuple(body.position),
+                body.angle,
+                tuple(body.linearVelocity),
+                body.angularVelocity,
+                body.mass,
+                body.inertia,
+                tuple(body.localCenter),
+                body.awake,
+                fixtures,
+            )
+        )
+    joints = [
+        (
+            type(joint).__name__,
+            tuple(joint.anchorA),
+            tuple(joint.anchorB),
+            joint.GetReferenceAngle(),
+            joint.limits,
+            joint.limitEnabled,
+            joint.motorEnabled,
+            joint.motorSpeed,
+            joint.GetMaxMotorTorque(),
+            joint.collideConnected,
+        )
+        for joint in world.joints
+    ]
+    return [bodies, joints]
+
+
+@pytest.mark.parametrize("options", [{}, {"enable_wind": True}, {"render_mode": "rgb_array"}])
+def test_lander_builds_gymnasiums_world_on_every_reset(gymnasium, options):
+    import palaestra
+
+    ours = palaestra.make("LunarLander-v3", **options).unwrapped
+    theirs = gymnasium.make("LunarLander-v3", **options).unwrapped
+    for seed in range(5):
+        ours.reset(seed=seed)
+        theirs.reset(seed=seed)
+        assert describe_world(ours.world) == describe_world(theirs.world), f"seed {seed}"
+        # Unseeded resets build from the definitions kept since the first.
+        ours.reset()
+        theirs.reset()
+        assert describe_world(ours.world) == describe_world(theirs.world), f"after {seed}"
+
+
 @pytest.mark.parametrize("env_id", ["BipedalWalker-v3", "BipedalWalkerHardcore-v3"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_walker_matches_gymnasium_under_random_actions(gymnasium, env_id, seed):
