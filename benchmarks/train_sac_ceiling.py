@@ -15,10 +15,12 @@ do these 256x256-by-256x256 products (batch 256), whatever the implementation:
 15 products, plus the ReLU and ReLU-backward passes over those layers, the bias adds and
 three fused Adam steps and the Polyak update over the parameters. This script runs exactly
 those kernels on warm buffers in a loop (``ceiling``), then times palaestra's SAC gradient
-step (``palaestra``, ``SAC._train``; ``palaestra-autograd``, its autograd step, i.e.
-``fast_path=False``) and SB3's (``sb3``, ``SAC.train``) in the same run, each after 1000 env
-steps of its own training. One JSON line per measurement (milliseconds
-per gradient step, median of the repeats) and a ``"kind": "ratios"`` line.
+step (``palaestra``, ``SAC._train`` with the compiled loops; ``palaestra-torch-ops``, the
+same hand-written step as torch operations only, ``SACGradients(compiled=False)``;
+``palaestra-autograd``, its autograd step, i.e. ``fast_path=False``) and SB3's (``sb3``,
+``SAC.train``) in the same run, each after 1000 env steps of its own training. One JSON
+line per measurement (milliseconds per gradient step, median of the repeats) and a
+``"kind": "ratios"`` line.
 
 Usage:
     python benchmarks/train_sac_ceiling.py [--threads 1] [--steps 100] [--repeats 5]
@@ -39,6 +41,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import train_offpolicy
+
+from palaestra.train.sac import SACGradients
 
 BATCH, WIDTH = 256, 256
 
@@ -126,11 +130,19 @@ def main() -> None:
             ceiling()
 
     agents = {}
-    for name, fast_path in (("palaestra", True), ("palaestra-autograd", False)):
+    for name, fast_path in (
+        ("palaestra", True),
+        ("palaestra-torch-ops", True),
+        ("palaestra-autograd", False),
+    ):
         agent = train_offpolicy._palaestra_agent(
             "sac", 0, "palaestra", log_interval=10**9, fast_path=fast_path
         )
         agent.learn(1000, progress_bar=False)
+        if name == "palaestra-torch-ops":  # the hand-written step without the numba loops
+            agent._gradients = SACGradients(
+                agent.actor, agent.critic, agent.critic_target, compiled=False
+            )
         agents[name] = agent
 
     def trainer(agent):
@@ -163,6 +175,7 @@ def main() -> None:
         "threads": args.threads,
         "sb3_over_ceiling": round(results["sb3"] / results["ceiling"], 3),
         "sb3_over_palaestra": round(results["sb3"] / results["palaestra"], 3),
+        "sb3_over_palaestra_torch_ops": round(results["sb3"] / results["palaestra-torch-ops"], 3),
         "sb3_over_palaestra_autograd": round(results["sb3"] / results["palaestra-autograd"], 3),
         "palaestra_over_ceiling": round(results["palaestra"] / results["ceiling"], 3),
     }
