@@ -160,6 +160,17 @@ def test_critic_gradients_equal_autograd(obs_dim, action_dim, hidden_sizes, comp
     assert_all_close(grads_of(critic), want)
 
 
+def test_critic_gradients_keep_a_non_finite_target_in_the_loss(compiled):
+    actor, critic, target = make_networks(3, 1, (8, 8))
+    obs, actions, rewards, _, _ = make_batch(3, 1)
+    q_target = rewards.clone()
+    q_target[3] = float("nan")
+    gradients = make_gradients(actor, critic, target, compiled)
+    loss = gradients.critic_gradients(obs, actions, q_target)
+    assert np.isnan(float(loss))
+    assert np.isnan(float(critic.q1[-1].bias.grad)) and np.isnan(float(critic.q2[-1].bias.grad))
+
+
 def actor_reference(actor, critic, obs):
     """The actor loss written plainly with autograd (critic weights detached); its grads."""
     torch.manual_seed(5)
