@@ -4,8 +4,10 @@ Prints one JSON line per measurement, with ratios measured side by side in the s
 (repeats interleaved round-robin, so machine load drifts hit every mode alike):
 
 * ``vector``: env-steps per second of ``make_vec(id, n)`` (palaestra's batched
-  ``MujocoVectorEnv``, ``native``: its default stepper, one ``mujoco.batch`` call per step,
-  ``native-threads``: one ``MjData`` per sub-env on a pool of Python threads) and of
+  ``MujocoVectorEnv``; ``native``: its default stepper, ``native-batch``: one
+  ``mujoco.batch`` call per step, ``native-threads``: one ``MjData`` per sub-env on
+  ``num_threads`` Python threads; the default is ``threads`` for the tasks that read
+  contact forces, Ant and Humanoid, and ``batch`` for the others) and of
   Gymnasium's ``SyncVectorEnv`` / ``AsyncVectorEnv`` and
   EnvPool's synchronous pool (when ``envpool`` imports), with ``ratio_to_gym-sync`` and
   ``ratio_to_gym-async``;
@@ -53,6 +55,7 @@ def _makers() -> dict[str, Any]:
 
     makers = {
         "native": lambda env_id, n: palaestra.make_vec(env_id, n),
+        "native-batch": lambda env_id, n: palaestra.make_vec(env_id, n, stepper="batch"),
         "native-threads": lambda env_id, n: palaestra.make_vec(env_id, n, stepper="threads"),
         "gym-sync": lambda env_id, n: gymnasium.make_vec(env_id, n, vectorization_mode="sync"),
         "gym-async": lambda env_id, n: gymnasium.make_vec(env_id, n, vectorization_mode="async"),

@@ -125,13 +125,17 @@ class ThreadSimulations:
                 for name in fields
             }
         )
-        # Each row's (view row, MjData field) pairs and its ctrl, bound once: every
-        # attribute access of an MjData field makes a new array.
+        # Each row's (view row, MjData field) pairs, bound once: every attribute access of
+        # an MjData field makes a new array. A step copies ctrl in, not out.
         self._pairs = [
             [(getattr(self.view, name)[row], getattr(data, name)) for name in fields]
             for row, data in enumerate(self.datas)
         ]
-        self._ctrls = [data.ctrl for data in self.datas]
+        self._step_pairs = [
+            [pair for name, pair in zip(fields, pairs) if name != "ctrl"] for pairs in self._pairs
+        ]
+        self._controls = self.view.ctrl if "ctrl" in fields else np.zeros((num_envs, model.nu))
+        self._ctrl_pairs = [(data.ctrl, self._controls[row]) for row, data in enumerate(self.datas)]
         self._num_threads = max(1, min(num_threads, num_envs))
         # Seconds one row's step takes on one thread (measured; 0 until the first step).
         self._row_seconds = 0.0
@@ -171,14 +175,16 @@ class ThreadSimulations:
     def step(self, rows: np.ndarray | None, ctrl: np.ndarray, nstep: int) -> None:
         """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``)."""
         rows = range(len(self.datas)) if rows is None else rows.tolist()
-        model, datas, ctrls, pairs = self.model, self.datas, self._ctrls, self._pairs
+        self._controls[...] = ctrl
+        model, datas, controls, pairs = self.model, self.datas, self._ctrl_pairs, self._step_pairs
         step, post = mujoco.mj_step, mujoco.mj_rnePostConstraint
         forces = self.contact_forces
 
         def work(part: Iterator[int]) -> None:
             for row in part:
                 data = datas[row]
-                ctrls[row][:] = ctrl[row]
+                target, source = controls[row]
+                target[...] = source
                 step(model, data, nstep)
                 if forces:
                     post(model, data)

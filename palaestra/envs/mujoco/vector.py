@@ -285,13 +285,13 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"{self.action_space}; pass one action of shape "
                 f"{self.single_action_space.shape} per sub-environment."
             )
-        ended_rows = np.flatnonzero(self._ended)
+        ended_rows = self._ended.nonzero()[0]  # of the 1-D mask: no ravel
         if len(ended_rows) and self.autoreset_mode is AutoresetMode.DISABLED:
             raise disabled_step_error(ended_rows)
         restarting = ended_rows if self.autoreset_mode is AutoresetMode.NEXT_STEP else None
         if restarting is not None and not len(restarting):
             restarting = None
-        stepping = None if restarting is None else np.flatnonzero(~self._ended)
+        stepping = None if restarting is None else (~self._ended).nonzero()[0]
 
         env, view = self.single_env, self.view
         before = env._progress(view)
