@@ -94,6 +94,73 @@ def _leg_fixture(width: float) -> Any:
     )
 
 
+class _WalkerBodies:
+    """The body and joint definitions of every episode's robot, made once per environment.
+
+    Box2D copies a definition into each body or joint it creates, so one set serves every
+    episode and skips the keyword machinery of ``CreateDynamicBody(**kwargs)``; per episode
+    only the joints' bodies (and the reference angles their keyword construction computes
+    from those bodies) change. ``terrain`` makes every static terrain body.
+
+    Example:
+        >>> bodies = _WalkerBodies(1.0, 2.0)
+        >>> len(bodies.legs), len(bodies.joints)
+        (4, 4)
+    """
+
+    def __init__(self, init_x: float, init_y: float) -> None:
+        self.terrain = b2.bodyDef(type=b2.staticBody)
+        self.hull = b2.bodyDef(type=b2.dynamicBody, position=(init_x, init_y))
+        self.legs, self.joints = [], []
+        for side in (-1, +1):
+            self.legs.append(
+                b2.bodyDef(
+                    type=b2.dynamicBody,
+                    position=(init_x, init_y - LEG_H / 2 - LEG_DOWN),
+                    angle=side * 0.05,
+                )
+            )
+            self.joints.append(
+                b2.revoluteJointDef(
+                    localAnchorA=(0, LEG_DOWN),
+                    localAnchorB=(0, LEG_H / 2),
+                    enableMotor=True,
+                    enableLimit=True,
+                    maxMotorTorque=MOTORS_TORQUE,
+                    motorSpeed=side,
+                    lowerAngle=-0.8,
+                    upperAngle=1.1,
+                )
+            )
+            self.legs.append(
+                b2.bodyDef(
+                    type=b2.dynamicBody,
+                    position=(init_x, init_y - LEG_H * 3 / 2 - LEG_DOWN),
+                    angle=side * 0.05,
+                )
+            )
+            self.joints.append(
+                b2.revoluteJointDef(
+                    localAnchorA=(0, -LEG_H / 2),
+                    localAnchorB=(0, LEG_H / 2),
+                    enableMotor=True,
+                    enableLimit=True,
+                    maxMotorTorque=MOTORS_TORQUE,
+                    motorSpeed=1,
+                    lowerAngle=-1.6,
+                    upperAngle=-0.1,
+                )
+            )
+
+    @staticmethod
+    def join(world: Any, joint: Any, body_a: Any, body_b: Any) -> Any:
+        """Create ``joint``'s joint between two bodies, as a definition built with them would."""
+        joint.bodyA = body_a
+        joint.bodyB = body_b
+        joint.referenceAngle = body_b.angle - body_a.angle
+        return world.CreateJoint(joint)
+
+
 class ContactDetector(ContactRelay, b2.contactListener):
     """Record the hull touching the ground (a fall) and each shin's ground contact.
 
@@ -179,6 +246,9 @@ class BipedalWalker(Env, EzPickle):
         self._hull_fd = _hull_fixture()
         self._leg_fd = _leg_fixture(LEG_W)
         self._lower_fd = _leg_fixture(0.8 * LEG_W)
+        self._bodies = _WalkerBodies(
+            TERRAIN_STEP * TERRAIN_STARTPAD / 2, TERRAIN_HEIGHT + 2 * LEG_H
+        )
         self.fd_polygon = b2.fixtureDef(
             shape=b2.polygonShape(vertices=[(0, 0), (1, 0), (1, -1), (0, -1)]), friction=FRICTION
         )
@@ -216,7 +286,8 @@ class BipedalWalker(Env, EzPickle):
 
     def _static_polygon(self, corners: list[tuple[float, float]]) -> None:
         self.fd_polygon.shape.vertices = corners
-        body = self.world.CreateStaticBody(fixtures=self.fd_polygon)
+        body = self.world.CreateBody(self._bodies.terrain)
+        body.CreateFixture(self.fd_polygon)
         body.color1, body.color2 = OBSTACLE_FILL, OBSTACLE_EDGE
         self.terrain.append(body)
 
@@ -287,10 +358,14 @@ class BipedalWalker(Env, EzPickle):
 
         self.terrain_x, self.terrain_y = xs, ys
         self.terrain_poly = []
+        world, terrain, fd_edge = self.world, self._bodies.terrain, self.fd_edge
+        shape = fd_edge.shape
         for i in range(TERRAIN_LENGTH - 1):
             edge = [(xs[i], ys[i]), (xs[i + 1], ys[i + 1])]
-            self.fd_edge.shape.vertices = edge
-            body = self.world.CreateStaticBody(fixtures=self.fd_edge)
+            # As setting the shape's two vertices does (it has no ghost vertices).
+            shape.vertex1, shape.vertex2 = edge
+            body = world.CreateBody(terrain)
+            body.CreateFixture(fd_edge)
             body.color1 = body.color2 = (76, 255 if i % 2 == 0 else 204, 76)
             self.terrain.append(body)
             self.terrain_poly.append(([*edge, (edge[1][0], 0), (edge[0][0], 0)], GROUND_COLOR))
@@ -337,58 +412,30 @@ class BipedalWalker(Env, EzPickle):
         self._generate_terrain(self.hardcore)
         self._generate_clouds()
 
-        init_x = TERRAIN_STEP * TERRAIN_STARTPAD / 2
-        init_y = TERRAIN_HEIGHT + 2 * LEG_H
-        self.hull = world.CreateDynamicBody(position=(init_x, init_y), fixtures=self._hull_fd)
+        bodies = self._bodies
+        self.hull = world.CreateBody(bodies.hull)
+        self.hull.CreateFixture(self._hull_fd)
         self.hull.color1, self.hull.color2 = HULL_FILL, HULL_EDGE
         self.hull.ApplyForceToCenter(
             (self.np_random.uniform(-INITIAL_RANDOM, INITIAL_RANDOM), 0), True
         )
         self.legs, self.joints = [], []
-        for side in (-1, +1):
+        for side, (thigh_def, shin_def), (hip, knee) in zip(
+            (-1, +1), (bodies.legs[:2], bodies.legs[2:]), (bodies.joints[:2], bodies.joints[2:])
+        ):
             fill = (153 - side * 25, 76 - side * 25, 127 - side * 25)
             edge = (102 - side * 25, 51 - side * 25, 76 - side * 25)
-            thigh = world.CreateDynamicBody(
-                position=(init_x, init_y - LEG_H / 2 - LEG_DOWN),
-                angle=side * 0.05,
-                fixtures=self._leg_fd,
-            )
+            thigh = world.CreateBody(thigh_def)
+            thigh.CreateFixture(self._leg_fd)
             thigh.color1, thigh.color2 = fill, edge
-            hip = b2.revoluteJointDef(
-                bodyA=self.hull,
-                bodyB=thigh,
-                localAnchorA=(0, LEG_DOWN),
-                localAnchorB=(0, LEG_H / 2),
-                enableMotor=True,
-                enableLimit=True,
-                maxMotorTorque=MOTORS_TORQUE,
-                motorSpeed=side,
-                lowerAngle=-0.8,
-                upperAngle=1.1,
-            )
             self.legs.append(thigh)
-            self.joints.append(world.CreateJoint(hip))
-            shin = world.CreateDynamicBody(
-                position=(init_x, init_y - LEG_H * 3 / 2 - LEG_DOWN),
-                angle=side * 0.05,
-                fixtures=self._lower_fd,
-            )
+            self.joints.append(bodies.join(world, hip, self.hull, thigh))
+            shin = world.CreateBody(shin_def)
+            shin.CreateFixture(self._lower_fd)
             shin.color1, shin.color2 = fill, edge
-            knee = b2.revoluteJointDef(
-                bodyA=thigh,
-                bodyB=shin,
-                localAnchorA=(0, -LEG_H / 2),
-                localAnchorB=(0, LEG_H / 2),
-                enableMotor=True,
-                enableLimit=True,
-                maxMotorTorque=MOTORS_TORQUE,
-                motorSpeed=1,
-                lowerAngle=-1.6,
-                upperAngle=-0.1,
-            )
             shin.ground_contact = False
             self.legs.append(shin)
-            self.joints.append(world.CreateJoint(knee))
+            self.joints.append(bodies.join(world, knee, thigh, shin))
         self.drawlist = [*self.terrain, *self.legs, self.hull]
         self.lidar = [_Lidar() for _ in range(10)]
 

@@ -140,12 +140,21 @@ def describe_world(world) -> list:
     return [bodies, joints]
 
 
-@pytest.mark.parametrize("options", [{}, {"enable_wind": True}, {"render_mode": "rgb_array"}])
-def test_lander_builds_gymnasiums_world_on_every_reset(gymnasium, options):
+@pytest.mark.parametrize(
+    ("env_id", "options"),
+    [
+        ("LunarLander-v3", {}),
+        ("LunarLander-v3", {"enable_wind": True}),
+        ("LunarLander-v3", {"render_mode": "rgb_array"}),
+        ("BipedalWalker-v3", {}),
+        ("BipedalWalkerHardcore-v3", {}),
+    ],
+)
+def test_reset_builds_gymnasiums_world(gymnasium, env_id, options):
     import palaestra
 
-    ours = palaestra.make("LunarLander-v3", **options).unwrapped
-    theirs = gymnasium.make("LunarLander-v3", **options).unwrapped
+    ours = palaestra.make(env_id, **options).unwrapped
+    theirs = gymnasium.make(env_id, **options).unwrapped
     for seed in range(5):
         ours.reset(seed=seed)
         theirs.reset(seed=seed)
