@@ -22,8 +22,14 @@ same hand-written step as torch operations only, ``SACGradients(compiled=False)`
 line per measurement (milliseconds per gradient step, median of the repeats) and a
 ``"kind": "ratios"`` line.
 
+``--isolated`` times each trainer in a process of its own instead (the processes
+alternating, ``--rounds`` rounds of ``repeats / rounds`` repeats each), so that no trainer
+runs in a process another has warmed up or filled (at two threads palaestra's step moves
+between ~4.5 and ~8 ms either way: see the SAC section of ``TRAINING.md``).
+
 Usage:
     python benchmarks/train_sac_ceiling.py [--threads 1] [--steps 100] [--repeats 5]
+    python benchmarks/train_sac_ceiling.py --isolated [--rounds 2] [--repeats 6]
 """
 
 from __future__ import annotations
@@ -112,38 +118,22 @@ def time_per_step(run, steps: int, repeats: int) -> list[float]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=100)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
-    train_offpolicy.TORCH_THREADS = args.threads  # for both libraries' trainers
-    torch.set_num_threads(args.threads)
+IMPLS = ("ceiling", "palaestra", "palaestra-torch-ops", "palaestra-autograd", "sb3")
 
-    ceiling = ceiling_step_fn()
-    for _ in range(10):
-        ceiling()
 
-    def run_ceiling(steps: int) -> None:
-        for _ in range(steps):
+def build_runs(names: tuple[str, ...]) -> dict:
+    """``name -> run(steps)`` for the named trainers, each warmed up (1000 env steps)."""
+    runs = {}
+    if "ceiling" in names:
+        ceiling = ceiling_step_fn()
+        for _ in range(10):
             ceiling()
 
-    agents = {}
-    for name, fast_path in (
-        ("palaestra", True),
-        ("palaestra-torch-ops", True),
-        ("palaestra-autograd", False),
-    ):
-        agent = train_offpolicy._palaestra_agent(
-            "sac", 0, "palaestra", log_interval=10**9, fast_path=fast_path
-        )
-        agent.learn(1000, progress_bar=False)
-        if name == "palaestra-torch-ops":  # the hand-written step without the numba loops
-            agent._gradients = SACGradients(
-                agent.actor, agent.critic, agent.critic_target, compiled=False
-            )
-        agents[name] = agent
+        def run_ceiling(steps: int) -> None:
+            for _ in range(steps):
+                ceiling()
+
+        runs["ceiling"] = run_ceiling
 
     def trainer(agent):
         def run(steps: int) -> None:
@@ -152,27 +142,90 @@ def main() -> None:
 
         return run
 
-    model = train_offpolicy._sb3_model("sac", 0)
-    model.learn(1000)
+    for name in ("palaestra", "palaestra-torch-ops", "palaestra-autograd"):
+        if name not in names:
+            continue
+        agent = train_offpolicy._palaestra_agent(
+            "sac", 0, "palaestra", log_interval=10**9, fast_path=name != "palaestra-autograd"
+        )
+        agent.learn(1000, progress_bar=False)
+        if name == "palaestra-torch-ops":  # the hand-written step without the numba loops
+            agent._gradients = SACGradients(
+                agent.actor, agent.critic, agent.critic_target, compiled=False
+            )
+        runs[name] = trainer(agent)
+    if "sb3" in names:
+        model = train_offpolicy._sb3_model("sac", 0)
+        model.learn(1000)
 
-    def run_sb3(steps: int) -> None:
-        model.train(gradient_steps=steps, batch_size=model.batch_size)
+        def run_sb3(steps: int) -> None:
+            model.train(gradient_steps=steps, batch_size=model.batch_size)
 
-    runs = {"ceiling": run_ceiling, **{k: trainer(a) for k, a in agents.items()}, "sb3": run_sb3}
+        runs["sb3"] = run_sb3
+    return {name: runs[name] for name in names}
+
+
+def time_alternating(runs: dict, threads: int, steps: int, repeats: int) -> dict:
+    """Per-step milliseconds of each run, the runs alternating once per repeat."""
     times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(args.repeats):  # the trainers alternate, so load changes hit all alike
+    for _ in range(repeats):  # the trainers alternate, so load changes hit all alike
         for name, run in runs.items():
-            torch.set_num_threads(args.threads)
-            times[name] += time_per_step(run, args.steps, 1)
+            torch.set_num_threads(threads)
+            times[name] += time_per_step(run, steps, 1)
+    return times
+
+
+def time_isolated(threads: int, steps: int, repeats: int, rounds: int) -> dict:
+    """Per-step milliseconds, each trainer in a process of its own, processes alternating."""
+    import subprocess
+
+    times: dict[str, list[float]] = {name: [] for name in IMPLS}
+    per_round = max(1, repeats // rounds)
+    for _ in range(rounds):
+        for name in IMPLS:
+            command = [sys.executable, os.path.abspath(__file__), "--only", name]
+            command += ["--threads", str(threads), "--steps", str(steps)]
+            command += ["--repeats", str(per_round)]
+            output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+            times[name] += json.loads(output.strip().splitlines()[-1])["repeats"]
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--isolated",
+        action="store_true",
+        help="time each trainer in a process of its own (--rounds rounds of processes)",
+    )
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--only", choices=IMPLS, help=argparse.SUPPRESS)  # one child process
+    args = parser.parse_args()
+    train_offpolicy.TORCH_THREADS = args.threads  # for both libraries' trainers
+    torch.set_num_threads(args.threads)
+    if args.only:
+        runs = build_runs((args.only,))
+        values = time_alternating(runs, args.threads, args.steps, args.repeats)[args.only]
+        print(json.dumps({"impl": args.only, "repeats": values}), flush=True)
+        return
+    if args.isolated:
+        times = time_isolated(args.threads, args.steps, args.repeats, args.rounds)
+    else:
+        times = time_alternating(build_runs(IMPLS), args.threads, args.steps, args.repeats)
     results = {}
     for name, values in times.items():
         results[name] = statistics.median(values)
         line = {"kind": "gradient_step", "impl": name, "threads": args.threads}
         line.update(ms=round(results[name], 3), repeats=[round(t, 3) for t in values])
+        line["isolated"] = args.isolated
         print(json.dumps(line), flush=True)
     ratios = {
         "kind": "ratios",
         "threads": args.threads,
+        "isolated": args.isolated,
         "sb3_over_ceiling": round(results["sb3"] / results["ceiling"], 3),
         "sb3_over_palaestra": round(results["sb3"] / results["palaestra"], 3),
         "sb3_over_palaestra_torch_ops": round(results["sb3"] / results["palaestra-torch-ops"], 3),
