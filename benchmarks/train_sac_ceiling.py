@@ -48,7 +48,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import train_offpolicy
 
-from palaestra.train.sac import SACGradients
+from palaestra.train.sac_gradients import SACGradients
 
 BATCH, WIDTH = 256, 256
 

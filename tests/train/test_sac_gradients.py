@@ -13,17 +13,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from palaestra.train.dqn import COMPILED_INPUT  # noqa: E402
+from palaestra.train.offpolicy import NARROW_INPUT  # noqa: E402
 from palaestra.train.sac import (  # noqa: E402
-    COMPILED_INPUT,
-    NARROW_INPUT,
     SAC,
     SACConfig,
-    SACGradients,
     SquashedGaussianActor,
     TwinCritic,
-    compiled_kernels,
     squashed_sample,
 )
+from palaestra.train.sac_gradients import SACGradients, compiled_kernels  # noqa: E402
 
 BATCH = 16
 ENT_COEF = torch.tensor([0.3])
