@@ -68,13 +68,15 @@ class _Helper:
     def _serve(self) -> None:
         while True:
             self._go.acquire()
-            task = self._task
+            # Taken, not kept: a finished task holds no simulations alive.
+            task, self._task = self._task, None
             if task is None:
                 return
             try:
                 task()
             except BaseException as exc:  # handed to the caller of wait()
                 self._error = exc
+            task = None
             self._done.release()
 
     def start(self, task: Callable[[], None]) -> None:
