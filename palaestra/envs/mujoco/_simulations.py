@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from functools import partial
 from types import SimpleNamespace
@@ -98,6 +99,11 @@ class _Helper:
         self._thread.join()
 
 
+def _stop_all(helpers: list[_Helper]) -> None:
+    for helper in helpers:
+        helper.stop()
+
+
 class ThreadSimulations:
     """One ``MjData`` per sub-env, stepped in slices on ``num_threads`` threads.
 
@@ -142,6 +148,8 @@ class ThreadSimulations:
         # Seconds one row's step takes on one thread (measured; 0 until the first step).
         self._row_seconds = 0.0
         self._helpers = [_Helper(f"mujoco-step-{index}") for index in range(1, self._num_threads)]
+        # An env dropped without close() still ends its threads (they hold nothing of it).
+        self._stop_helpers = weakref.finalize(self, _stop_all, self._helpers)
 
     def _run(self, rows: list[int], work: Callable[[Iterator[int]], None]) -> None:
         """Run ``work`` over ``rows``: on this thread alone, or on every thread at once.
@@ -211,8 +219,7 @@ class ThreadSimulations:
 
     def close(self) -> None:
         """Stop the threads."""
-        for helper in self._helpers:
-            helper.stop()
+        self._stop_helpers()
         self._helpers = []
 
 

@@ -8,6 +8,7 @@ and forces that need no contact (applied body forces, equality constraints).
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import mujoco
@@ -163,3 +164,25 @@ def test_an_error_on_a_stepping_thread_is_raised_to_the_caller(monkeypatch):
         parallel.step(None, np.zeros((4, model.nu)), 5)
     parallel.close()
     serial.close()
+
+
+def _stepping_threads() -> int:
+    return sum(thread.name.startswith("mujoco-step") for thread in threading.enumerate())
+
+
+def test_simulations_dropped_without_close_end_their_threads():
+    before = _stepping_threads()
+    model, (parallel, serial) = _threads_and_serial(4)
+    parallel.step(None, np.zeros((4, model.nu)), 5)
+    assert _stepping_threads() == before + 1
+    del parallel, serial
+    gc.collect()
+    assert _stepping_threads() == before
+
+
+def test_close_twice_ends_the_threads_once():
+    _, (parallel, serial) = _threads_and_serial(4)
+    parallel.close()
+    parallel.close()
+    serial.close()
+    assert not parallel._stop_helpers.alive
