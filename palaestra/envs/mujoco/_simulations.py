@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import weakref
@@ -147,9 +148,14 @@ class ThreadSimulations:
         self._num_threads = max(1, min(num_threads, num_envs))
         # Seconds one row's step takes on one thread (measured; 0 until the first step).
         self._row_seconds = 0.0
+        self._start_helpers()
+
+    def _start_helpers(self) -> None:
         self._helpers = [_Helper(f"mujoco-step-{index}") for index in range(1, self._num_threads)]
         # An env dropped without close() still ends its threads (they hold nothing of it).
         self._stop_helpers = weakref.finalize(self, _stop_all, self._helpers)
+        # A forked child has none of its parent's threads: it starts its own (see _run).
+        self._pid = os.getpid()
 
     def _run(self, rows: list[int], work: Callable[[Iterator[int]], None]) -> None:
         """Run ``work`` over ``rows``: on this thread alone, or on every thread at once.
@@ -157,6 +163,9 @@ class ThreadSimulations:
         In parallel, all threads draw rows from one iterator, so a thread that finishes
         its rows early takes the next instead of waiting for a slower one.
         """
+        if self._helpers and self._pid != os.getpid():
+            self._stop_helpers.detach()
+            self._start_helpers()
         started = time.perf_counter()
         if not self._helpers or self._row_seconds * len(rows) < PARALLEL_ABOVE_SECONDS:
             work(iter(rows))

@@ -9,6 +9,9 @@ and forces that need no contact (applied body forces, equality constraints).
 from __future__ import annotations
 
 import gc
+import os
+import select
+import signal
 import threading
 
 import mujoco
@@ -128,10 +131,16 @@ def _threads_and_serial(num_envs: int):
 def test_rows_stepped_on_two_threads_equal_rows_stepped_on_one(monkeypatch):
     model, (parallel, serial) = _threads_and_serial(6)
     stepping_threads = set()
+    helper_stepped = threading.Event()
     step = mujoco.mj_step
 
     def recording_step(*args):
-        stepping_threads.add(threading.current_thread().name)
+        name = threading.current_thread().name
+        stepping_threads.add(name)
+        if name != "MainThread":
+            helper_stepped.set()
+        else:  # rows are shared out first come: give the woken helper a moment to take one
+            helper_stepped.wait(0.05)
         step(*args)
 
     monkeypatch.setattr(mujoco, "mj_step", recording_step)
@@ -153,10 +162,14 @@ def test_an_error_on_a_stepping_thread_is_raised_to_the_caller(monkeypatch):
     model, (parallel, serial) = _threads_and_serial(4)
     parallel.step(None, np.zeros((4, model.nu)), 5)  # measures a row: the next call is parallel
     step = mujoco.mj_step
+    helper_stepped = threading.Event()
 
     def failing_step(*args):
         if threading.current_thread().name != "MainThread":
+            helper_stepped.set()
             raise mujoco.FatalError("stepping failed")
+        # Rows are shared out first come: without this wait this thread could take them all.
+        helper_stepped.wait(5.0)
         step(*args)
 
     monkeypatch.setattr(mujoco, "mj_step", failing_step)
@@ -186,3 +199,35 @@ def test_close_twice_ends_the_threads_once():
     parallel.close()
     serial.close()
     assert not parallel._stop_helpers.alive
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_steps_on_threads_of_its_own():
+    model, (parallel, serial) = _threads_and_serial(4)
+    ctrl = np.random.default_rng(3).uniform(-1.0, 1.0, (4, model.nu))
+    parallel.step(None, ctrl, 5)  # measures a row: the next call is parallel
+    serial.step(None, ctrl, 5)
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its parent's helper thread did not come along
+        try:
+            parallel.step(None, ctrl, 5)
+            serial.step(None, ctrl, 5)
+            same = all(
+                np.array_equal(getattr(parallel.view, name), getattr(serial.view, name))
+                for name in FIELDS
+            )
+            os.write(writer, b"same" if same else b"differ")
+        finally:
+            os._exit(0)
+    os.close(writer)
+    # A child that waited on its parent's thread would hang: bound the wait.
+    ready, _, _ = select.select([reader], [], [], 30.0)
+    answer = os.read(reader, 16) if ready else b"hung"
+    os.close(reader)
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert answer == b"same"
+    parallel.close()
+    serial.close()
