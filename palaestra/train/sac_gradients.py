@@ -7,7 +7,7 @@ the numba loops it runs around the 256-wide matrix products when numba is instal
 through them; ``tests/train/test_sac_gradients.py`` checks both paths against autograd.
 
 Example:
-    >>> from palaestra.train.sac import SquashedGaussianActor, TwinCritic
+    >>> from palaestra.train.sac_networks import SquashedGaussianActor, TwinCritic
     >>> gradients = SACGradients(SquashedGaussianActor(3, 1, (8,)), TwinCritic(4, (8,)),
     ...                          TwinCritic(4, (8,)), compiled=False)
     >>> gradients.compiled
@@ -23,7 +23,7 @@ import numpy as np
 from palaestra.train._torch import require_torch
 from palaestra.train.dqn import COMPILED_INPUT
 from palaestra.train.offpolicy import NARROW_INPUT, bind_grads, flat_grads
-from palaestra.train.sac import (
+from palaestra.train.sac_networks import (
     _LOG_SQRT_2PI,
     LOG_STD_MAX,
     LOG_STD_MIN,

@@ -15,14 +15,13 @@ torch = pytest.importorskip("torch")
 
 from palaestra.train.dqn import COMPILED_INPUT  # noqa: E402
 from palaestra.train.offpolicy import NARROW_INPUT  # noqa: E402
-from palaestra.train.sac import (  # noqa: E402
-    SAC,
-    SACConfig,
+from palaestra.train.sac import SAC, SACConfig  # noqa: E402
+from palaestra.train.sac_gradients import SACGradients, compiled_kernels  # noqa: E402
+from palaestra.train.sac_networks import (  # noqa: E402
     SquashedGaussianActor,
     TwinCritic,
     squashed_sample,
 )
-from palaestra.train.sac_gradients import SACGradients, compiled_kernels  # noqa: E402
 
 BATCH = 16
 ENT_COEF = torch.tensor([0.3])
