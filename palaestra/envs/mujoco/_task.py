@@ -14,7 +14,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
-from mujoco import mj_rnePostConstraint, mj_step
 from numpy.typing import NDArray
 
 from palaestra.envs.mujoco.mujoco_env import DEFAULT_SIZE, MujocoEnv
@@ -158,13 +157,6 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         # field makes a new array); they stay views of self.data's memory.
         names = sorted({"qpos", "qvel", "ctrl", *self.read_fields})
         self._fields = SimpleNamespace(**{name: getattr(self.data, name) for name in names})
-        self._ctrl_shape = (self.model.nu,)
-        # step() runs the physics itself unless a subclass changed how it is run.
-        kind = type(self)
-        self._plain_simulation = (
-            kind.do_simulation is MujocoEnv.do_simulation
-            and kind._step_mujoco_simulation is MujocoEnv._step_mujoco_simulation
-        )
 
     def _start(
         self,
@@ -255,14 +247,7 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         """
         fields = self._fields
         before = self._progress(fields)
-        if self._plain_simulation and getattr(action, "shape", None) == self._ctrl_shape:
-            # do_simulation's work, without its shape check (just made) and calls.
-            model, data = self.model, self.data
-            fields.ctrl[:] = action
-            mj_step(model, data, self.frame_skip)
-            mj_rnePostConstraint(model, data)
-        else:
-            self.do_simulation(action, self.frame_skip)
+        self.do_simulation(action, self.frame_skip)
         observation = self._observe(fields)
         reward, terminated, info = self._outcome(fields, before, action)
         if self.render_mode == "human":

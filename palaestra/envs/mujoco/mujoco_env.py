@@ -249,7 +249,9 @@ class MujocoEnv(Env[NDArray[np.float64], NDArray[np.float32]]):
         Raises:
             ValueError: if ``ctrl`` does not have shape ``(nu,)``.
         """
-        if np.shape(ctrl) != (self.model.nu,):
+        # An array's own shape is read directly (np.shape costs more, and this runs per step).
+        shape = ctrl.shape if isinstance(ctrl, np.ndarray) else np.shape(ctrl)
+        if shape != (self.model.nu,):
             raise ValueError(
                 f"Action dimension mismatch. Expected {(self.model.nu,)}, found {np.shape(ctrl)}"
             )
