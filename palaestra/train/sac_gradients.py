@@ -163,17 +163,20 @@ def _build_kernels(narrow: Any) -> Any:
             log_probs[r] = gaussian - correction
 
     @jit
+    def twin_values(x1, x2, v1, v2, q1, q2):  # pragma: no cover - compiled
+        """Both critics' output layers on one row: biases ``q1``, ``q2`` plus the dots."""
+        for j in range(x1.shape[0]):
+            q1 += x1[j] * v1[j]
+            q2 += x2[j] * v2[j]
+        return q1, q2
+
+    @jit
     def target_tail(
         h1, h2, w1, b1, w2, b2, next_log_probs, rewards, discount, ent_coef, out
     ):  # pragma: no cover - compiled
-        rows, width = h1.shape
         v1, v2 = w1[0], w2[0]
-        for r in range(rows):
-            q1, q2 = b1[0], b2[0]
-            x1, x2 = h1[r], h2[r]
-            for j in range(width):
-                q1 += x1[j] * v1[j]
-                q2 += x2[j] * v2[j]
+        for r in range(h1.shape[0]):
+            q1, q2 = twin_values(h1[r], h2[r], v1, v2, b1[0], b2[0])
             q = q1 if (q1 < q2 or q1 != q1) else q2
             out[r] = rewards[r] + discount[r] * (q - ent_coef * next_log_probs[r])
 
@@ -208,16 +211,12 @@ def _build_kernels(narrow: Any) -> Any:
     def actor_q_tail(
         h1, h2, w1, b1, w2, b2, log_probs, ent_coef, index, counts
     ):  # pragma: no cover
-        rows, width = h1.shape
+        rows = h1.shape[0]
         v1, v2 = w1[0], w2[0]
         counts[:] = 0
         total = 0.0
         for r in range(rows):
-            q1, q2 = b1[0], b2[0]
-            x1, x2 = h1[r], h2[r]
-            for j in range(width):
-                q1 += x1[j] * v1[j]
-                q2 += x2[j] * v2[j]
+            q1, q2 = twin_values(h1[r], h2[r], v1, v2, b1[0], b2[0])
             k = 1 if q2 < q1 else 0
             index[k, counts[k]] = r
             counts[k] += 1
