@@ -53,6 +53,7 @@ from palaestra.train.envs import (
     restore_normalization,
 )
 from palaestra.train.networks import ActorCritic
+from palaestra.train.offpolicy import AdamStep
 from palaestra.train.policies import (
     POLICY_NAMES,
     check_policy,
@@ -61,6 +62,7 @@ from palaestra.train.policies import (
     make_policy,
     observations_to_tensor,
 )
+from palaestra.train.ppo_gradients import PPOGradients
 from palaestra.vector.episodes import EpisodeMasks
 
 torch = require_torch()
@@ -382,6 +384,9 @@ class PPO:
         self.model.to(self.device)
         self._parameters = [*self.model.parameters(), *self.head.parameters()]
         self.optimizer = _adam(self._parameters, cfg.learning_rate, self.device)
+        self._adam_step = AdamStep(self.optimizer)
+        # The compiled step (numba) where it applies, else the torch fast path.
+        self._compiled = PPOGradients.create(self.model, self.head)
         self.obs_dim = int(np.prod(self.observation_space.shape))
         discrete = isinstance(self.head, CategoricalHead)
         action_shape = () if discrete else (self.head.num_outputs,)
@@ -392,6 +397,8 @@ class PPO:
         cfg = self.config
         self._parameters = list(self.policy.parameters())
         self.optimizer = _adam(self._parameters, cfg.learning_rate, self.device)
+        self._adam_step = AdamStep(self.optimizer)
+        self._compiled = None
         self.buffer = RolloutBuffer(
             cfg.n_steps, cfg.num_envs, self.observation_space, action_shape=(), discrete=True
         )
@@ -531,7 +538,7 @@ class PPO:
             last_epoch = epoch == cfg.n_epochs - 1
             for minibatch in minibatches(batch, cfg.batch_size, self.generator):
                 stats = self.compute_gradients(minibatch, measure=last_epoch)
-                self.optimizer.step()
+                self._adam_step()
                 if last_epoch:
                     totals += stats.cpu()
                     count += 1
@@ -566,12 +573,14 @@ class PPO:
             palaestra.train.diagnostics.NonFiniteError: with ``check_finite``, when the
                 gradient norm is not finite.
         """
-        if self.fast_path:
+        if self._compiled is not None:
+            measured = self._compiled_gradients(minibatch, measure)
+        elif self.fast_path:
             with torch.no_grad():
                 measured = self._fast_gradients(*minibatch, measure=measure)
         else:
             measured = self._autograd_gradients(*minibatch, measure=measure)
-        if self.config.check_finite and not bool(torch.isfinite(self._last_grad_norm)):
+        if self.config.check_finite and not math.isfinite(float(self._last_grad_norm)):
             raise NonFiniteError(
                 f"non-finite loss or gradient at update {self.num_updates + 1} (env step "
                 f"{self.num_steps}): gradient norm {float(self._last_grad_norm)}."
@@ -701,6 +710,23 @@ class PPO:
         approx_kl = ((ratio - 1.0) - log_ratio).mean()
         clip_fraction = ((ratio - 1.0).abs() > cfg.clip_range).float().mean()
         return torch.stack([loss, policy_loss, value_loss, entropy_mean, approx_kl, clip_fraction])
+
+    def _compiled_gradients(self, minibatch: tuple[Any, ...], measure: bool) -> Any:
+        """Take the fast path's step through the compiled loops (:mod:`.ppo_gradients`)."""
+        cfg = self.config
+        stats, grad_norm = self._compiled(
+            *minibatch,
+            clip_range=cfg.clip_range,
+            clip_range_vf=cfg.clip_range_vf,
+            vf_coef=cfg.vf_coef,
+            ent_coef=cfg.ent_coef,
+            max_grad_norm=cfg.max_grad_norm,
+            normalize_advantage=cfg.normalize_advantage and not self._advantages_normalized,
+        )
+        self._last_grad_norm = grad_norm
+        if self.monitor is not None:
+            self.monitor.check_update(stats[0], grad_norm, step=self.num_steps)
+        return torch.from_numpy(stats.astype(np.float32)) if measure else None
 
     def _autograd_gradients(
         self,

@@ -1,0 +1,475 @@
+"""PPO's hand-written gradient step as compiled loops over reused NumPy buffers.
+
+The stacked tanh MLP of :class:`~palaestra.train.networks.ActorCritic` trains on small
+batches (CartPole: 256 rows of 4 inputs, 64x64 hidden layers), where one gradient step is
+~12 MFLOP in three 64-wide matrix products per tower and everything else is per-call
+overhead. :class:`PPOGradients` therefore runs the step as:
+
+- the matrix products through NumPy's BLAS into buffers kept between steps (``out=``);
+- ``tanh`` through NumPy (vectorized; torch's CPU ``tanh`` here is ~7x slower, a compiled
+  scalar loop ~20x);
+- numba loops for the rest, one pass each over warm buffers: the hidden layers' bias
+  additions, the ``tanh`` backward with the bias gradient, and one ``tail`` that reads the
+  output layer's products and evaluates the action distribution (categorical or diagonal
+  Gaussian), the clipped surrogate, the (optionally clipped) value loss and the entropy
+  bonus, writing the gradient by the outputs and the output bias gradient;
+- the gradients in one flat buffer that every ``.grad`` is a view of, so clipping the
+  global norm is one ``np.dot`` and at most one multiply.
+
+The loops may sum in another order than torch (as a BLAS does) but keep NaN and infinity,
+so the non-finite checks still fire. numba is the ``palaestra[fast]`` extra; without it
+(:func:`compiled_kernels` returns ``None``) PPO runs its torch fast path instead.
+``tests/train/test_fast_path.py`` checks this step against autograd on the same batch.
+
+Example:
+    >>> from palaestra.train.distributions import CategoricalHead
+    >>> from palaestra.train.networks import ActorCritic
+    >>> model, head = ActorCritic(4, 2, (8, 8)), CategoricalHead(2)
+    >>> step = PPOGradients.create(model, head)
+    >>> step is None or step.kernels is not None
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from palaestra.train._torch import require_torch
+from palaestra.train.distributions import CategoricalHead, GaussianHead
+
+torch = require_torch()
+
+STAT_NAMES = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+
+_KERNELS: dict[str, Any] = {}
+
+
+def compiled_kernels() -> Any:
+    """Return the numba kernels of the compiled PPO step, or ``None`` without numba.
+
+    Example:
+        >>> kernels = compiled_kernels()
+        >>> kernels is None or callable(kernels.categorical_tail)
+        True
+    """
+    if "kernels" not in _KERNELS:
+        try:
+            _KERNELS["kernels"] = _build_kernels()
+        except ImportError:
+            _KERNELS["kernels"] = None
+    return _KERNELS["kernels"]
+
+
+def _build_kernels() -> Any:
+    import types
+
+    import numba
+
+    # Reassociation and contraction let the loops vectorize; NaN and infinity keep their
+    # IEEE meaning, so the non-finite checks still fire.
+    jit = numba.njit(cache=True, fastmath={"reassoc", "contract"}, boundscheck=False)
+
+    @jit
+    def add_bias(out, bias):  # pragma: no cover - compiled
+        towers, rows, width = out.shape
+        for t in range(towers):
+            b = bias[t, 0]
+            for r in range(rows):
+                o = out[t, r]
+                for j in range(width):
+                    o[j] += b[j]
+
+    @jit
+    def tanh_backward(delta, hidden, bias_grad):  # pragma: no cover - compiled
+        # delta *= 1 - tanh(z)^2 (hidden holds tanh(z)); bias_grad = column sums of delta.
+        towers, rows, width = delta.shape
+        one = np.float32(1)
+        for t in range(towers):
+            g = bias_grad[t, 0]
+            for j in range(width):
+                g[j] = 0
+            for r in range(rows):
+                d, h = delta[t, r], hidden[t, r]
+                for j in range(width):
+                    v = d[j] * (one - h[j] * h[j])
+                    d[j] = v
+                    g[j] += v
+
+    @jit
+    def normalized(advantages, normalize):  # pragma: no cover - compiled
+        rows = advantages.shape[0]
+        out = np.empty(rows, np.float64)
+        if not normalize:
+            for r in range(rows):
+                out[r] = advantages[r]
+            return out
+        mean = 0.0
+        for r in range(rows):
+            mean += advantages[r]
+        mean /= rows
+        var = 0.0
+        for r in range(rows):
+            var += (advantages[r] - mean) ** 2
+        std = math.sqrt(var / (rows - 1))
+        for r in range(rows):
+            out[r] = (advantages[r] - mean) / (std + 1e-8)
+        return out
+
+    @jit
+    def surrogate(log_prob, old_log_prob, advantage, clip_range, scale, stats):  # pragma: no cover
+        # The clipped surrogate of one row; returns d loss / d log_prob.
+        log_ratio = log_prob - old_log_prob
+        ratio = math.exp(log_ratio)
+        unclipped = advantage * ratio
+        clipped = advantage * min(max(ratio, 1.0 - clip_range), 1.0 + clip_range)
+        stats[1] -= min(unclipped, clipped)
+        stats[4] += (ratio - 1.0) - log_ratio
+        if abs(ratio - 1.0) > clip_range:
+            stats[5] += 1.0
+        # The gradient flows only where the unclipped term is the minimum.
+        return -unclipped * scale if unclipped <= clipped else 0.0
+
+    @jit
+    def value_term(value, old_value, target, clip_range_vf, scale, stats):  # pragma: no cover
+        # The squared value error of one row (clipped when clip_range_vf >= 0); its gradient.
+        error = value - target
+        if clip_range_vf < 0:
+            stats[2] += error * error
+            return 2.0 * error * scale
+        change = value - old_value
+        clipped_error = old_value + min(max(change, -clip_range_vf), clip_range_vf) - target
+        if error * error >= clipped_error * clipped_error:
+            stats[2] += error * error
+            return 2.0 * error * scale
+        stats[2] += clipped_error * clipped_error
+        if abs(change) <= clip_range_vf:
+            return 2.0 * clipped_error * scale
+        return 0.0
+
+    @jit
+    def _finish_stats(stats, rows, vf_coef, ent_coef):  # pragma: no cover - compiled
+        for i in range(1, 6):
+            stats[i] /= rows
+        stats[0] = stats[1] + vf_coef * stats[2] - ent_coef * stats[3]
+
+    @jit
+    def categorical_tail(
+        out,
+        bias,
+        actions,
+        old_log_probs,
+        old_values,
+        advantages,
+        returns,
+        normalize,
+        clip_range,
+        clip_range_vf,
+        vf_coef,
+        ent_coef,
+        out_grad,
+        bias_grad,
+        stats,
+    ):  # pragma: no cover - compiled
+        # out: the output layer's products (towers, rows, n) without bias; out_grad gets the
+        # loss's gradient by them (the value tower's padding columns stay zero).
+        rows, n_out = out.shape[1], out.shape[2]
+        out_grad[:] = 0
+        bias_grad[:] = 0
+        stats[:] = 0
+        advantage = normalized(advantages, normalize)
+        scale = 1.0 / rows
+        entropy_grad = -ent_coef * scale
+        logits = np.empty(n_out, np.float64)
+        for r in range(rows):
+            top = -np.inf
+            for k in range(n_out):
+                logits[k] = out[0, r, k] + bias[0, 0, k]
+                top = max(top, logits[k])
+            total = 0.0
+            for k in range(n_out):
+                total += math.exp(logits[k] - top)
+            log_norm = top + math.log(total)
+            entropy = 0.0
+            for k in range(n_out):
+                logits[k] -= log_norm  # now log-probabilities
+                entropy -= math.exp(logits[k]) * logits[k]
+            stats[3] += entropy
+            action = actions[r]
+            g = surrogate(logits[action], old_log_probs[r], advantage[r], clip_range, scale, stats)
+            # d log p_a / d logit_k = [k == a] - p_k;  d H / d logit_k = -p_k (log p_k + H).
+            for k in range(n_out):
+                grad = -math.exp(logits[k]) * (g + entropy_grad * (logits[k] + entropy))
+                if k == action:
+                    grad += g
+                out_grad[0, r, k] = grad
+                bias_grad[0, 0, k] += grad
+            value = out[1, r, 0] + bias[1, 0, 0]
+            value_grad = vf_coef * value_term(
+                value, old_values[r], returns[r], clip_range_vf, scale, stats
+            )
+            out_grad[1, r, 0] = value_grad
+            bias_grad[1, 0, 0] += value_grad
+        _finish_stats(stats, rows, vf_coef, ent_coef)
+
+    @jit
+    def gaussian_tail(
+        out,
+        bias,
+        actions,
+        old_log_probs,
+        old_values,
+        advantages,
+        returns,
+        log_std,
+        normalize,
+        clip_range,
+        clip_range_vf,
+        vf_coef,
+        ent_coef,
+        out_grad,
+        bias_grad,
+        log_std_grad,
+        stats,
+    ):  # pragma: no cover - compiled
+        rows, n_out = out.shape[1], out.shape[2]
+        out_grad[:] = 0
+        bias_grad[:] = 0
+        stats[:] = 0
+        advantage = normalized(advantages, normalize)
+        scale = 1.0 / rows
+        z = np.empty(n_out, np.float64)
+        inverse_std = np.empty(n_out, np.float64)
+        log_std_sum = 0.0
+        for k in range(n_out):
+            inverse_std[k] = math.exp(-log_std[k])
+            log_std_sum += log_std[k]
+        log_std_acc = np.zeros(n_out, np.float64)
+        half_log_2pi = 0.5 * math.log(2.0 * math.pi)
+        entropy = n_out * (0.5 + half_log_2pi) + log_std_sum
+        for r in range(rows):
+            log_prob = -log_std_sum - n_out * half_log_2pi
+            for k in range(n_out):
+                z[k] = (actions[r, k] - (out[0, r, k] + bias[0, 0, k])) * inverse_std[k]
+                log_prob -= 0.5 * z[k] * z[k]
+            stats[3] += entropy
+            g = surrogate(log_prob, old_log_probs[r], advantage[r], clip_range, scale, stats)
+            # d log p / d mean = z / std;  d log p / d log_std = z^2 - 1.
+            for k in range(n_out):
+                log_std_acc[k] += g * (z[k] * z[k] - 1.0)
+                grad = g * z[k] * inverse_std[k]
+                out_grad[0, r, k] = grad
+                bias_grad[0, 0, k] += grad
+            value = out[1, r, 0] + bias[1, 0, 0]
+            value_grad = vf_coef * value_term(
+                value, old_values[r], returns[r], clip_range_vf, scale, stats
+            )
+            out_grad[1, r, 0] = value_grad
+            bias_grad[1, 0, 0] += value_grad
+        # d H / d log_std = 1 per row, weighted by the entropy bonus.
+        for k in range(n_out):
+            log_std_grad[k] = log_std_acc[k] - ent_coef
+        _finish_stats(stats, rows, vf_coef, ent_coef)
+
+    return types.SimpleNamespace(
+        add_bias=add_bias,
+        tanh_backward=tanh_backward,
+        categorical_tail=categorical_tail,
+        gaussian_tail=gaussian_tail,
+    )
+
+
+class PPOGradients:
+    """One PPO gradient step of an :class:`ActorCritic` by compiled loops and NumPy products.
+
+    Computes the same loss and gradients as PPO's torch fast path (and so as autograd):
+    the clipped surrogate, the value loss (clipped around the old values when
+    ``clip_range_vf`` is set) times ``vf_coef`` and the entropy bonus times ``ent_coef``,
+    averaged over the minibatch. Every parameter's ``.grad`` becomes a view of one flat
+    buffer that each call overwrites, then the global norm is clipped to ``max_grad_norm``.
+
+    Build it with :meth:`create`, which returns ``None`` where it does not apply (no numba,
+    parameters not float32 on the CPU, or a head other than :class:`CategoricalHead` and
+    :class:`GaussianHead`).
+
+    Args:
+        model: the stacked policy and value network (its weights are read, not copied, so
+            the step follows every optimizer update).
+        head: the action distribution.
+        kernels: from :func:`compiled_kernels`.
+
+    Example:
+        >>> from palaestra.train.distributions import CategoricalHead
+        >>> from palaestra.train.networks import ActorCritic
+        >>> model, head = ActorCritic(3, 2, (8,)), CategoricalHead(2)
+        >>> step = PPOGradients.create(model, head)
+        >>> if step is not None:
+        ...     stats, norm = step(torch.zeros(4, 3), torch.zeros(4, dtype=torch.int64),
+        ...                        *[torch.zeros(4)] * 4, clip_range=0.2, clip_range_vf=None,
+        ...                        vf_coef=0.5, ent_coef=0.0, max_grad_norm=0.5)
+        ...     print(model.weights[0].grad.shape)
+        ... else:
+        ...     print(model.weights[0].shape)
+        torch.Size([2, 3, 8])
+    """
+
+    def __init__(self, model: Any, head: Any, kernels: Any):
+        self.model, self.head, self.kernels = model, head, kernels
+        self.gaussian = type(head) is GaussianHead
+        self.parameters = [*model.parameters(), *head.parameters()]
+        self.weights = [w.detach().numpy() for w in model.weights]
+        self.biases = [b.detach().numpy() for b in model.biases]
+        total = sum(p.numel() for p in self.parameters)
+        self.flat_grad = torch.zeros(total, dtype=torch.float32)
+        self._flat = self.flat_grad.numpy()
+        self.grad_views: list[torch.Tensor] = []
+        offset = 0
+        for p in self.parameters:
+            self.grad_views.append(self.flat_grad[offset : offset + p.numel()].view(p.shape))
+            offset += p.numel()
+        by_param = dict(zip(map(id, self.parameters), self.grad_views))
+        self.weight_grads = [by_param[id(w)].numpy() for w in model.weights]
+        self.bias_grads = [by_param[id(b)].numpy() for b in model.biases]
+        self.log_std = head.log_std.detach().numpy() if self.gaussian else None
+        self.log_std_grad = by_param[id(head.log_std)].numpy() if self.gaussian else None
+        # Buffers for every layer's output: the hidden activations, then the output layer.
+        self._widths = [w.shape[2] for w in self.weights]
+        self._storage: list[np.ndarray] = []
+        self._rows = -1
+        self._views: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
+        self.stats = np.zeros(6, np.float64)
+
+    @classmethod
+    def create(cls, model: Any, head: Any) -> PPOGradients | None:
+        """Return a compiled step for ``model`` and ``head``, or ``None`` where none applies.
+
+        Example:
+            >>> from palaestra.train.distributions import MultiCategoricalHead
+            >>> from palaestra.train.networks import ActorCritic
+            >>> PPOGradients.create(ActorCritic(3, 5, (8,)), MultiCategoricalHead([2, 3]))
+        """
+        if type(head) not in (CategoricalHead, GaussianHead):
+            return None
+        parameters = [*model.parameters(), *head.parameters()]
+        if any(p.device.type != "cpu" or p.dtype != torch.float32 for p in parameters):
+            return None
+        kernels = compiled_kernels()
+        return None if kernels is None else cls(model, head, kernels)
+
+    def _buffers(self, rows: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Activation and gradient buffers for ``rows`` rows (warm storage, reshaped views)."""
+        if rows == self._rows:
+            return self._views
+        if not self._storage or self._storage[0].size < 2 * rows * max(self._widths):
+            capacity = 2 * max(rows, 256) * max(self._widths)
+            self._storage = [np.zeros(capacity, np.float32) for _ in range(2 * len(self._widths))]
+        count = len(self._widths)
+        activations = [
+            self._storage[i][: 2 * rows * w].reshape(2, rows, w) for i, w in enumerate(self._widths)
+        ]
+        deltas = [
+            self._storage[count + i][: 2 * rows * w].reshape(2, rows, w)
+            for i, w in enumerate(self._widths)
+        ]
+        self._rows, self._views = rows, (activations, deltas)
+        return self._views
+
+    def _attach_gradients(self) -> None:
+        for p, view in zip(self.parameters, self.grad_views):
+            if p.grad is not view:
+                p.grad = view
+
+    def __call__(
+        self,
+        observations: torch.Tensor,
+        actions: torch.Tensor,
+        old_log_probs: torch.Tensor,
+        old_values: torch.Tensor,
+        advantages: torch.Tensor,
+        returns: torch.Tensor,
+        *,
+        clip_range: float,
+        clip_range_vf: float | None,
+        vf_coef: float,
+        ent_coef: float,
+        max_grad_norm: float,
+        normalize_advantage: bool = True,
+    ) -> tuple[np.ndarray, float]:
+        """Write one minibatch's clipped gradients into ``.grad``; return ``(stats, norm)``.
+
+        Args:
+            observations: ``(batch, obs_dim)`` float32.
+            actions: ``(batch,)`` int64 indices, or ``(batch, n)`` float32 for a Gaussian.
+            old_log_probs: log-probabilities when the rollout was collected.
+            old_values: values when the rollout was collected.
+            advantages: advantages (standardized here when ``normalize_advantage``).
+            returns: value targets.
+            clip_range: surrogate clipping of the probability ratio.
+            clip_range_vf: clipping of the value change, or ``None``.
+            vf_coef: weight of the value loss.
+            ent_coef: weight of the entropy bonus.
+            max_grad_norm: global gradient-norm limit.
+            normalize_advantage: standardize the advantages over this minibatch.
+
+        Returns:
+            The statistics ``[loss, policy_loss, value_loss, entropy, approx_kl,
+            clip_fraction]`` (float64, reused by the next call) and the gradient norm before
+            clipping.
+        """
+        kernels, weights, biases = self.kernels, self.weights, self.biases
+        weight_grads, bias_grads = self.weight_grads, self.bias_grads
+        x = np.ascontiguousarray(observations.numpy(), dtype=np.float32)
+        rows = x.shape[0]
+        outputs, deltas = self._buffers(rows)
+        self._attach_gradients()
+        output = len(weights) - 1
+        layer_input = x
+        for depth in range(output + 1):
+            np.matmul(layer_input, weights[depth], out=outputs[depth])
+            if depth < output:
+                kernels.add_bias(outputs[depth], biases[depth])
+                np.tanh(outputs[depth], out=outputs[depth])
+            layer_input = outputs[depth]
+        common = (
+            outputs[output],
+            biases[output],
+            actions.numpy(),
+            old_log_probs.numpy(),
+            old_values.numpy(),
+            advantages.numpy(),
+            returns.numpy(),
+        )
+        settings = (
+            normalize_advantage and rows > 1,
+            float(clip_range),
+            -1.0 if clip_range_vf is None else float(clip_range_vf),
+            float(vf_coef),
+            float(ent_coef),
+        )
+        if self.gaussian:
+            kernels.gaussian_tail(
+                *common,
+                self.log_std,
+                *settings,
+                deltas[output],
+                bias_grads[output],
+                self.log_std_grad,
+                self.stats,
+            )
+        else:
+            kernels.categorical_tail(
+                *common, *settings, deltas[output], bias_grads[output], self.stats
+            )
+        for depth in range(output, 0, -1):
+            hidden = outputs[depth - 1]
+            np.matmul(hidden.transpose(0, 2, 1), deltas[depth], out=weight_grads[depth])
+            np.matmul(deltas[depth], weights[depth].transpose(0, 2, 1), out=deltas[depth - 1])
+            kernels.tanh_backward(deltas[depth - 1], hidden, bias_grads[depth - 1])
+        np.matmul(x.T, deltas[0], out=weight_grads[0])
+        norm = math.sqrt(float(np.dot(self._flat, self._flat)))
+        factor = max_grad_norm / (norm + 1e-6)
+        if factor < 1.0:
+            self._flat *= np.float32(factor)
+        return self.stats, norm
