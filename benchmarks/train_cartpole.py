@@ -8,8 +8,8 @@ linearly over the step budget, clip 0.2, no entropy bonus, 64x64 tanh policy and
 networks, one torch thread). Every ``--eval-every`` env steps the training clock is paused
 and the policy is evaluated deterministically over 100 episodes by the same evaluator
 (palaestra's batched CartPole); a run is solved when that mean reaches 475. The reported
-seconds are training time only. Seeds alternate between the two trainers so machine load
-hits both alike.
+seconds are training time only. Seeds alternate between the trainers so machine load hits
+them alike. NumPy's OpenBLAS runs on one thread (``OPENBLAS_NUM_THREADS=1``, set here).
 
 Needs ``pip install stable-baselines3`` (check with ``pip install --dry-run`` that it does
 not replace your torch); without it only palaestra runs.
@@ -24,8 +24,12 @@ Output: one ``RESULT`` line per run, one ``SUMMARY`` line per trainer and ``RATI
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
+
+# NumPy's BLAS (palaestra's compiled PPO step multiplies through it) on one thread, like torch.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
 import torch

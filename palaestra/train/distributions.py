@@ -105,6 +105,18 @@ class CategoricalHead(nn.Module):
         actions = np.argmax(logits + rng.gumbel(size=logits.shape), axis=-1)
         return actions, actions + self.start
 
+    def log_prob_numpy(self, logits: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Log-probabilities of ``actions`` (indices) under ``logits``, computed with NumPy.
+
+        Example:
+            >>> CategoricalHead(2).log_prob_numpy(np.zeros((1, 2)), np.array([1])).round(4)
+            array([-0.6931])
+        """
+        top = logits.max(-1, keepdims=True)
+        shifted = logits - top
+        log_norm = np.log(np.exp(shifted).sum(-1))
+        return np.take_along_axis(shifted, actions[:, None], -1)[:, 0] - log_norm
+
     def mode(self, logits: torch.Tensor) -> torch.Tensor:
         """Return the most likely action of each row."""
         return logits.argmax(-1)
@@ -193,6 +205,18 @@ class GaussianHead(nn.Module):
         std = np.exp(self.log_std.detach().numpy())
         actions = (mean + std * rng.standard_normal(mean.shape)).astype(np.float32)
         return actions, self._numpy_to_env(actions)
+
+    def log_prob_numpy(self, mean: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Log-densities of ``actions`` under the Gaussian around ``mean``, computed with NumPy.
+
+        Example:
+            >>> head = GaussianHead(np.array([-1.0]), np.array([1.0]))
+            >>> head.log_prob_numpy(np.zeros((1, 1)), np.zeros((1, 1))).round(4)
+            array([-0.9189])
+        """
+        log_std = self.log_std.detach().numpy()
+        z = (actions - mean) * np.exp(-log_std)
+        return (-0.5 * z * z - log_std - _LOG_SQRT_2PI).sum(-1)
 
     def _numpy_to_env(self, actions: np.ndarray) -> np.ndarray:
         return np.clip(actions, self.low.numpy(), self.high.numpy())

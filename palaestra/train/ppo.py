@@ -62,7 +62,7 @@ from palaestra.train.policies import (
     make_policy,
     observations_to_tensor,
 )
-from palaestra.train.ppo_gradients import PPOGradients
+from palaestra.train.ppo_gradients import FlatGradients, PPOGradients
 from palaestra.vector.episodes import EpisodeMasks
 
 torch = require_torch()
@@ -399,12 +399,20 @@ class PPO:
         self.optimizer = _adam(self._parameters, cfg.learning_rate, self.device)
         self._adam_step = AdamStep(self.optimizer)
         self._compiled = None
+        # The shipped policies give every parameter a gradient: theirs can live in one flat
+        # buffer (one fill to zero, one dot product for the norm).
+        shipped = self.policy_name in POLICY_NAMES
+        on_cpu = all(p.device.type == "cpu" and p.dtype == torch.float32 for p in self._parameters)
+        self._flat_grads = FlatGradients(self._parameters) if shipped and on_cpu else None
         self.buffer = RolloutBuffer(
             cfg.n_steps, cfg.num_envs, self.observation_space, action_shape=(), discrete=True
         )
         self.buffer.log_probs = np.zeros((cfg.n_steps, cfg.num_envs), np.float32)
         self.buffer.values = np.zeros((cfg.n_steps, cfg.num_envs), np.float32)
         self._actions_allocated = False
+        # Observations that are one array can be acted on with NumPy when the policy can.
+        flat = type(self.observation_space).__name__ not in ("Dict", "Tuple")
+        self._act_numpy = getattr(self.policy, "act_numpy", None) if flat else None
 
     # --- training -----------------------------------------------------------------------
 
@@ -509,20 +517,33 @@ class PPO:
     def _act_autograd(self, t: int, observations: Any) -> np.ndarray:
         buffer = self.buffer
         write_at(buffer.observations, t, observations)
+        if self._act_numpy is not None:
+            sampled = self._act_numpy(observations, self.rng)
+            if sampled is not None:
+                action, env_actions, log_prob, value = sampled
+                self._store_actions(t, action)
+                buffer.log_probs[t] = log_prob
+                buffer.values[t] = value
+                return env_actions
+            self._act_numpy = None  # the policy cannot: act through torch from now on
         obs = observations_to_tensor(observations, self.device)
         act_with_value = getattr(self.policy, "act_with_value", None)
         if callable(act_with_value):
             action, log_prob, value = act_with_value(obs)
         else:
             action, log_prob, _, value = self.policy.get_action_and_value(obs)
-        if not self._actions_allocated:
-            dtype = np.int64 if not action.is_floating_point() else np.float32
-            buffer.actions = np.zeros((buffer.n_steps, *action.shape), dtype=dtype)
-            self._actions_allocated = True
-        buffer.actions[t] = action.cpu().numpy()
+        self._store_actions(t, action.cpu().numpy())
         buffer.log_probs[t] = log_prob.cpu().numpy()
         buffer.values[t] = value.cpu().numpy()
         return self._to_env(action)
+
+    def _store_actions(self, t: int, action: np.ndarray) -> None:
+        buffer = self.buffer
+        if not self._actions_allocated:
+            dtype = np.float32 if action.dtype.kind == "f" else np.int64
+            buffer.actions = np.zeros((buffer.n_steps, *action.shape), dtype=dtype)
+            self._actions_allocated = True
+        buffer.actions[t] = action
 
     def _to_env(self, action: torch.Tensor) -> np.ndarray:
         to_env = getattr(self.policy, "to_env", None)
@@ -748,17 +769,26 @@ class PPO:
         clipped = advantages * ratio.clamp(1.0 - cfg.clip_range, 1.0 + cfg.clip_range)
         policy_loss = -torch.minimum(unclipped, clipped).mean()
         if cfg.clip_range_vf is None:
-            value_loss = (values - returns).square().mean()
+            value_loss = F.mse_loss(values, returns)  # one autograd node instead of three
         else:
             change = (values - old_values).clamp(-cfg.clip_range_vf, cfg.clip_range_vf)
             value_loss = torch.maximum(
                 (values - returns).square(), (old_values + change - returns).square()
             ).mean()
-        entropy_mean = entropy.mean()
-        loss = policy_loss + cfg.vf_coef * value_loss - cfg.ent_coef * entropy_mean
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        grad_norm = _clip_gradients(self._parameters, cfg.max_grad_norm)
+        loss = torch.add(policy_loss, value_loss, alpha=cfg.vf_coef)
+        if cfg.ent_coef != 0.0:
+            entropy_mean = entropy.mean()
+            loss = loss - cfg.ent_coef * entropy_mean
+        else:  # no entropy term in the graph: nothing to differentiate through it
+            entropy_mean = entropy.detach().mean()
+        if self._flat_grads is not None:
+            self._flat_grads.zero()
+            loss.backward()
+            grad_norm = self._flat_grads.clip(cfg.max_grad_norm)
+        else:
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            grad_norm = _clip_gradients(self._parameters, cfg.max_grad_norm)
         self._last_grad_norm = grad_norm
         if self.monitor is not None:
             self.monitor.check_update(loss, grad_norm, step=self.num_steps)

@@ -281,6 +281,71 @@ def _build_kernels() -> Any:
     )
 
 
+class FlatGradients:
+    """Every parameter's ``.grad`` as a view of one flat CPU float32 buffer.
+
+    Zeroing all gradients is then one fill and clipping their global L2 norm one ``np.dot``
+    and at most one multiply (instead of a norm per tensor, a stack and a multiply per
+    tensor). Autograd accumulates into an existing ``.grad`` in place, so a ``backward``
+    after :meth:`zero` leaves exactly the gradients it would have stored in fresh tensors.
+    Use it only where every parameter receives a gradient: a parameter the loss does not
+    reach keeps a zero gradient instead of ``None`` (which Adam would skip).
+
+    Args:
+        parameters: CPU float32 tensors.
+
+    Raises:
+        ValueError: for parameters on another device or of another dtype.
+
+    Example:
+        >>> w = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
+        >>> grads = FlatGradients([w])
+        >>> grads.zero()
+        >>> (w * w).sum().backward()
+        >>> grads.clip(5.0), w.grad.tolist()
+        (10.0, [3.0, 4.0])
+    """
+
+    def __init__(self, parameters: list[torch.Tensor]):
+        self.parameters = list(parameters)
+        for p in self.parameters:
+            if p.device.type != "cpu" or p.dtype != torch.float32:
+                raise ValueError(
+                    f"FlatGradients needs CPU float32 parameters, got {p.dtype} on {p.device}."
+                )
+        total = sum(p.numel() for p in self.parameters)
+        self.flat = torch.zeros(total, dtype=torch.float32)
+        self._flat = self.flat.numpy()
+        self.views: list[torch.Tensor] = []
+        offset = 0
+        for p in self.parameters:
+            self.views.append(self.flat[offset : offset + p.numel()].view(p.shape))
+            offset += p.numel()
+
+    def attach(self) -> None:
+        """Make every ``.grad`` its view again (after e.g. ``zero_grad(set_to_none=True)``)."""
+        for p, view in zip(self.parameters, self.views):
+            if p.grad is not view:
+                p.grad = view
+
+    def zero(self) -> None:
+        """Attach the views and set every gradient to zero."""
+        self.attach()
+        self._flat.fill(0.0)
+
+    def clip(self, max_norm: float) -> float:
+        """Scale all gradients so their global L2 norm is at most ``max_norm``; return the norm.
+
+        The norm is the one before clipping (NaN or infinity when a gradient is not finite;
+        the gradients are then left as they are).
+        """
+        norm = math.sqrt(float(np.dot(self._flat, self._flat)))
+        factor = max_norm / (norm + 1e-6)
+        if factor < 1.0:
+            self._flat *= np.float32(factor)
+        return norm
+
+
 class PPOGradients:
     """One PPO gradient step of an :class:`ActorCritic` by compiled loops and NumPy products.
 
@@ -321,15 +386,8 @@ class PPOGradients:
         self.parameters = [*model.parameters(), *head.parameters()]
         self.weights = [w.detach().numpy() for w in model.weights]
         self.biases = [b.detach().numpy() for b in model.biases]
-        total = sum(p.numel() for p in self.parameters)
-        self.flat_grad = torch.zeros(total, dtype=torch.float32)
-        self._flat = self.flat_grad.numpy()
-        self.grad_views: list[torch.Tensor] = []
-        offset = 0
-        for p in self.parameters:
-            self.grad_views.append(self.flat_grad[offset : offset + p.numel()].view(p.shape))
-            offset += p.numel()
-        by_param = dict(zip(map(id, self.parameters), self.grad_views))
+        self.gradients = FlatGradients(self.parameters)
+        by_param = dict(zip(map(id, self.parameters), self.gradients.views))
         self.weight_grads = [by_param[id(w)].numpy() for w in model.weights]
         self.bias_grads = [by_param[id(b)].numpy() for b in model.biases]
         self.log_std = head.log_std.detach().numpy() if self.gaussian else None
@@ -376,11 +434,6 @@ class PPOGradients:
         self._rows, self._views = rows, (activations, deltas)
         return self._views
 
-    def _attach_gradients(self) -> None:
-        for p, view in zip(self.parameters, self.grad_views):
-            if p.grad is not view:
-                p.grad = view
-
     def __call__(
         self,
         observations: torch.Tensor,
@@ -423,7 +476,7 @@ class PPOGradients:
         x = np.ascontiguousarray(observations.numpy(), dtype=np.float32)
         rows = x.shape[0]
         outputs, deltas = self._buffers(rows)
-        self._attach_gradients()
+        self.gradients.attach()
         output = len(weights) - 1
         layer_input = x
         for depth in range(output + 1):
@@ -468,8 +521,5 @@ class PPOGradients:
             np.matmul(deltas[depth], weights[depth].transpose(0, 2, 1), out=deltas[depth - 1])
             kernels.tanh_backward(deltas[depth - 1], hidden, bias_grads[depth - 1])
         np.matmul(x.T, deltas[0], out=weight_grads[0])
-        norm = math.sqrt(float(np.dot(self._flat, self._flat)))
-        factor = max_grad_norm / (norm + 1e-6)
-        if factor < 1.0:
-            self._flat *= np.float32(factor)
+        norm = self.gradients.clip(max_grad_norm)
         return self.stats, norm

@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 nn = torch.nn
 
-from palaestra.train.networks import ActorCritic, PolicyNetwork, mlp  # noqa: E402
+from palaestra.train.networks import ActorCritic, PolicyNetwork, Tanh, mlp  # noqa: E402
 
 
 @pytest.fixture
@@ -67,7 +67,26 @@ def test_outputs_are_raw_logits_not_probabilities(policy):
 def test_mlp_uses_tanh_between_layers():
     net = mlp(3, (8, 8), 2, output_gain=1.0)
     kinds = [type(layer) for layer in net]
-    assert kinds == [nn.Linear, nn.Tanh, nn.Linear, nn.Tanh, nn.Linear]
+    assert kinds == [nn.Linear, Tanh, nn.Linear, Tanh, nn.Linear]
+    assert all(isinstance(layer, nn.Tanh) for layer in net[1::2])
+
+
+def test_numpy_tanh_matches_torch_tanh_in_value_and_gradient():
+    z = torch.linspace(-6.0, 6.0, 97).reshape(1, 97).requires_grad_()
+    weights = torch.linspace(-1.0, 1.0, 97)
+    y = Tanh()(z)
+    (y * weights).sum().backward()
+    ours = z.grad.clone()
+    z.grad = None
+    (torch.tanh(z) * weights).sum().backward()
+    torch.testing.assert_close(y, torch.tanh(z), rtol=0, atol=2e-7)
+    torch.testing.assert_close(ours, z.grad, rtol=0, atol=2e-7)
+
+
+def test_numpy_tanh_without_autograd_returns_values_only():
+    with torch.no_grad():
+        y = Tanh()(torch.zeros(2, requires_grad=True))
+    assert y.grad_fn is None and y.tolist() == [0.0, 0.0]
 
 
 def test_actor_critic_towers_are_independent():
