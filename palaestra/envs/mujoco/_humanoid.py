@@ -31,9 +31,19 @@ def mass_center(model: Any, data: Any) -> np.ndarray:
     """
     # One env's positions with Gymnasium's own subscripts (the cheaper call); a batch's
     # rows reduce over the same body axis in the same order.
-    subscripts = "b,bj->j" if data.xipos.ndim == 2 else "b,nbj->nj"
-    weighted = np.einsum(subscripts, model.body_mass, data.xipos)
-    return (weighted / model.body_mass.sum())[..., 0:2].copy()
+    return _mass_center_of(model.body_mass, data.xipos)
+
+
+def _mass_center_of(mass: np.ndarray, xipos: np.ndarray) -> np.ndarray:
+    """:func:`mass_center` of the bodies' ``mass`` and positions ``xipos``, bit for bit."""
+    subscripts = "b,bj->j" if xipos.ndim == 2 else "b,nbj->nj"
+    weighted = _einsum(subscripts, mass, xipos)
+    # Divided after slicing: the same quotients, and a fresh array without a copy.
+    return weighted[..., 0:2] / _add_reduce(mass, axis=None)
+
+
+_einsum = np.einsum
+_add_reduce = np.add.reduce
 
 
 class HumanoidBaseEnv(MujocoTaskEnv):
@@ -74,6 +84,9 @@ class HumanoidBaseEnv(MujocoTaskEnv):
         self._include_cfrc_ext_in_observation = include_cfrc_ext_in_observation
 
     def _finish_observation(self) -> None:
+        # A view of the model's masses (each attribute access of an MjModel field makes
+        # one): a mass the user changes is read at the next step, as Gymnasium reads it.
+        self._body_mass = self.model.body_mass
         data = self.data
         self._set_state_observation(
             2 * self._exclude_current_positions_from_observation,
@@ -84,6 +97,10 @@ class HumanoidBaseEnv(MujocoTaskEnv):
             ten_length=0,
             ten_velocity=0,
         )
+
+    def _mass_center(self, data: Any) -> np.ndarray:
+        """:func:`mass_center` of ``data`` (the masses read through a view bound once)."""
+        return _mass_center_of(self._body_mass, data.xipos)
 
     def _observe(self, data: Any) -> np.ndarray:
         position = (

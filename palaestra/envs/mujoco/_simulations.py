@@ -143,11 +143,15 @@ class ThreadSimulations:
         self._step_pairs = [
             [pair for name, pair in zip(fields, pairs) if name != "ctrl"] for pairs in self._pairs
         ]
+        self._states = [(data.qpos, data.qvel) for data in self.datas]
         self._controls = self.view.ctrl if "ctrl" in fields else np.zeros((num_envs, model.nu))
         self._ctrl_pairs = [(data.ctrl, self._controls[row]) for row, data in enumerate(self.datas)]
         self._num_threads = max(1, min(num_threads, num_envs))
         # Seconds one row's step takes on one thread (measured; 0 until the first step).
         self._row_seconds = 0.0
+        # Each row's last step time, in seconds: the next step draws the dearest rows first
+        # (longest first), so that the threads' last rows, the cheapest, end close together.
+        self._row_costs = [0.0] * num_envs
         self._start_helpers()
 
     def _start_helpers(self) -> None:
@@ -185,22 +189,39 @@ class ThreadSimulations:
         elapsed = time.perf_counter() - started
         self._row_seconds = elapsed * self._num_threads / len(rows)
 
-    def _gather(self, rows: list[int]) -> None:
-        pairs = self._pairs
-        for row in rows:
-            for target, source in pairs[row]:
-                target[...] = source
+    def step(
+        self,
+        rows: np.ndarray | None,
+        ctrl: np.ndarray,
+        nstep: int,
+        restart: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``).
 
-    def step(self, rows: np.ndarray | None, ctrl: np.ndarray, nstep: int) -> None:
-        """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``)."""
+        ``restart``, ``(rows, qpos, qvel)``, names rows (not among those stepped) that
+        :meth:`reset` at the same time, on the same threads.
+        """
+        costs = self._row_costs
         rows = range(len(self.datas)) if rows is None else rows.tolist()
+        rows = sorted(rows, key=costs.__getitem__, reverse=True)
         self._controls[...] = ctrl
         model, datas, controls, pairs = self.model, self.datas, self._ctrl_pairs, self._step_pairs
         step, post = mujoco.mj_step, mujoco.mj_rnePostConstraint
-        forces = self.contact_forces
+        forces, clock = self.contact_forces, time.perf_counter
+        states: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        if restart is not None:
+            # The resets, cheap beside a step, come last.
+            reset_rows, qpos, qvel = restart
+            states = dict(zip(reset_rows.tolist(), zip(qpos, qvel)))
+            rows = rows + list(states)
+        reset_row = self._reset_row
 
         def work(part: Iterator[int]) -> None:
             for row in part:
+                if states and row in states:
+                    reset_row(row, *states[row])
+                    continue
+                started = clock()
                 data = datas[row]
                 target, source = controls[row]
                 target[...] = source
@@ -209,18 +230,24 @@ class ThreadSimulations:
                     post(model, data)
                 for target, source in pairs[row]:
                     target[...] = source
+                costs[row] = clock() - started
 
-        self._run(list(rows), work)
+        self._run(rows, work)
+
+    def _reset_row(self, row: int, qpos: np.ndarray, qvel: np.ndarray) -> None:
+        data, model = self.datas[row], self.model
+        mujoco.mj_resetData(model, data)
+        position, velocity = self._states[row]
+        position[:] = qpos
+        velocity[:] = qvel
+        mujoco.mj_forward(model, data)
+        for target, source in self._pairs[row]:
+            target[...] = source
 
     def reset(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray) -> None:
         """Reset ``rows`` (``mj_resetData``), set their state and run ``mj_forward``."""
-        for row, position, velocity in zip(rows, qpos, qvel):
-            data = self.datas[row]
-            mujoco.mj_resetData(self.model, data)
-            data.qpos[:] = position
-            data.qvel[:] = velocity
-            mujoco.mj_forward(self.model, data)
-        self._gather(rows.tolist())
+        for row, position, velocity in zip(rows.tolist(), qpos, qvel):
+            self._reset_row(row, position, velocity)
 
     def copy_data(self, row: int, data: mujoco.MjData) -> None:
         """Copy sub-env ``row``'s whole ``MjData`` into ``data`` (to render it)."""
@@ -278,12 +305,25 @@ class BatchSimulations:
             self._skips_free_rows = model.neq == 0 and model.nflex == 0
         self._all_rows = np.arange(num_envs)
 
-    def step(self, rows: np.ndarray | None, ctrl: np.ndarray, nstep: int) -> None:
-        """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``)."""
+    def step(
+        self,
+        rows: np.ndarray | None,
+        ctrl: np.ndarray,
+        nstep: int,
+        restart: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``).
+
+        ``restart``, ``(rows, qpos, qvel)``, names rows (not among those stepped) that
+        :meth:`reset` after the step.
+        """
         self.view.ctrl[:] = ctrl
-        self.batch.step(rows, nstep=nstep)
-        if self.contact_forces:
-            self._contact_forces(self._all_rows if rows is None else rows)
+        if rows is None or len(rows):
+            self.batch.step(rows, nstep=nstep)
+            if self.contact_forces:
+                self._contact_forces(self._all_rows if rows is None else rows)
+        if restart is not None:
+            self.reset(*restart)
 
     def _contact_forces(self, rows: np.ndarray) -> None:
         """Compute ``cfrc_ext`` of the stepped ``rows``, as ``mj_rnePostConstraint`` does.

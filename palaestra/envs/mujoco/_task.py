@@ -225,6 +225,16 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         """``(reward, terminated, info)`` after a step from ``before`` under ``action``."""
         raise NotImplementedError
 
+    def _observe_outcome(
+        self, data: Any, before: Any, action: Any
+    ) -> tuple[NDArray[np.float64], Any, Any, dict[str, Any]]:
+        """``(observation, reward, terminated, info)`` after a step: both hooks at once.
+
+        A task whose observation and reward share a computation (the Ant's clipped contact
+        forces) overrides this to make it once.
+        """
+        return self._observe(data), *self._outcome(data, before, action)
+
     def _reset_state(self, np_random: np.random.Generator) -> tuple[NDArray, NDArray]:
         """Draw one initial ``(qpos, qvel)`` from ``np_random``."""
         raise NotImplementedError
@@ -248,8 +258,7 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         fields = self._fields
         before = self._progress(fields)
         self.do_simulation(action, self.frame_skip)
-        observation = self._observe(fields)
-        reward, terminated, info = self._outcome(fields, before, action)
+        observation, reward, terminated, info = self._observe_outcome(fields, before, action)
         if self.render_mode == "human":
             self.render()
         if isinstance(reward, np.ndarray):

@@ -17,7 +17,14 @@ from typing import Any
 import numpy as np
 
 from palaestra.envs.mujoco import ant_v5
-from palaestra.envs.mujoco._task import RENDER_MODES, SurvivalBonusV4, col, flat_tail, norm
+from palaestra.envs.mujoco._task import (
+    RENDER_MODES,
+    MujocoTaskEnv,
+    SurvivalBonusV4,
+    col,
+    flat_tail,
+    norm,
+)
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
@@ -103,6 +110,9 @@ class AntEnv(SurvivalBonusV4, ant_v5.AntEnv):
         size = 27 + 2 * (not exclude_current_positions_from_observation) + 84 * use_contact_forces
         self.observation_space = Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float64)
         del self.observation_structure
+
+    # Version 4's own hooks, one after the other (not version 5's shared contact forces).
+    _observe_outcome = MujocoTaskEnv._observe_outcome
 
     def _observe(self, data: Any) -> np.ndarray:
         position = (

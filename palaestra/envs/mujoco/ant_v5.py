@@ -159,16 +159,28 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
     def _progress(self, data: Any) -> np.ndarray:
         return data.xpos[..., self._main_body_id, :2].copy()
 
-    def _observe(self, data: Any) -> np.ndarray:
+    def _observe(self, data: Any, forces: np.ndarray | None = None) -> np.ndarray:
         position = (
             data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
         )
         parts = [position, data.qvel]
         if self._include_cfrc_ext_in_observation:
-            parts.append(flat_tail(self._contact_forces(data)[..., 1:, :]))
+            if forces is None:
+                forces = self._contact_forces(data)
+            parts.append(flat_tail(forces[..., 1:, :]))
         return np.concatenate(parts, axis=-1)
 
-    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
+    def _observe_outcome(
+        self, data: Any, before: Any, action: Any
+    ) -> tuple[np.ndarray, Any, Any, dict[str, Any]]:
+        # The clipped contact forces, once for the observation and the contact cost.
+        forces = self._contact_forces(data)
+        observation = self._observe(data, forces)
+        return observation, *self._outcome(data, before, action, forces)
+
+    def _outcome(
+        self, data: Any, before: Any, action: Any, forces: np.ndarray | None = None
+    ) -> tuple[Any, Any, dict[str, Any]]:
         xy_velocity = (data.xpos[..., self._main_body_id, :2] - before) / self.dt
         x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
         healthy = self._is_healthy(data)
@@ -176,7 +188,9 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
         healthy_reward = healthy * self._healthy_reward
         rewards = forward_reward + healthy_reward
         ctrl_cost = self.control_cost(action)
-        contact_cost = self._contact_cost(data)
+        if forces is None:
+            forces = self._contact_forces(data)
+        contact_cost = self._contact_cost_weight * square_sum(forces, axes=2)
         reward = rewards - (ctrl_cost + contact_cost)
         terminated = ~healthy & self._terminate_when_unhealthy
         info = {

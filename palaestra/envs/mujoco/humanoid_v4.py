@@ -126,7 +126,7 @@ class HumanoidEnv(SurvivalBonusV4, humanoid_v5.HumanoidEnv):
         return observe_v4(data, self._exclude_current_positions_from_observation)
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        after = mass_center(self.model, data)
+        after = self._mass_center(data)
         xy_velocity = (after - before) / self.dt
         x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
         healthy = self._is_healthy(data)

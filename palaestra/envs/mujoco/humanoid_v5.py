@@ -144,10 +144,10 @@ class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
         return (low < z) & (z < high)
 
     def _progress(self, data: Any) -> np.ndarray:
-        return mass_center(self.model, data)
+        return self._mass_center(data)
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        xy_velocity = (mass_center(self.model, data) - before) / self.dt
+        xy_velocity = (self._mass_center(data) - before) / self.dt
         x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
         healthy = self._is_healthy(data)
         forward_reward = self._forward_reward_weight * x_velocity

@@ -295,10 +295,15 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
         env, view = self.single_env, self.view
         before = env._progress(view)
-        if stepping is None or len(stepping):
-            self.simulations.step(stepping, actions, self.frame_skip)
-        observations = env._observe(view)
-        reward, terminated, step_info = env._outcome(view, before, actions)
+        restart = None
+        if restarting is not None:
+            # The rows that ended reset while the others step (on the same threads); the
+            # whole batch's observation and reset info are then read at once below.
+            states = [env._reset_state(self._generator(row)) for row in restarting]
+            qpos = np.array([qpos for qpos, _ in states])
+            restart = (restarting, qpos, np.array([qvel for _, qvel in states]))
+        self.simulations.step(stepping, actions, self.frame_skip, restart)
+        observations, reward, terminated, step_info = env._observe_outcome(view, before, actions)
         rewards = np.array(reward, dtype=np.float64)
         terminations = np.zeros(self.num_envs, dtype=np.bool_)
         terminations[:] = terminated  # a batch of flags, or False for tasks that never end
@@ -307,8 +312,7 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             rewards, terminations, self.elapsed_steps, restarting, self._limit
         )
         if restarting is not None:
-            _clear_rows(infos, restarting)
-            observations, infos = self._reset_rows(restarting, observations, infos)
+            _restart_rows_info(infos, env._reset_info(view), restarting, self.num_envs)
         self._ended = ended
         if self.autoreset_mode is AutoresetMode.SAME_STEP and len(ended_rows):
             infos = self._finish_same_step(observations, infos, ended_rows)
@@ -392,6 +396,29 @@ def _clear_rows(infos: dict[str, Any], rows: np.ndarray) -> None:
             del infos[key], infos[f"_{key}"]
         else:
             infos[key][rows] = 0
+
+
+def _restart_rows_info(
+    infos: dict[str, Any], reset_info: dict[str, Any], rows: np.ndarray, num_envs: int
+) -> None:
+    """Give ``rows`` their reset info instead of their step info, in place.
+
+    The same result as :func:`_clear_rows` then :func:`add_rows_info` of the rows' reset
+    infos, where ``reset_info`` holds every row's (its values batched over all rows).
+    """
+    every_row = len(rows) == num_envs
+    for key in [key for key in infos if not key.startswith("_")]:
+        if key in reset_info and not every_row:
+            continue  # add_rows_info below overwrites the rows' values; the mask stays
+        mask = infos[f"_{key}"]
+        mask[rows] = False
+        if not mask.any():
+            del infos[key], infos[f"_{key}"]
+        else:
+            infos[key][rows] = 0
+    add_rows_info(
+        infos, {key: np.asarray(value)[rows] for key, value in reset_info.items()}, rows, num_envs
+    )
 
 
 def _row_of_batch(infos: dict[str, Any], row: int) -> dict[str, Any]:
