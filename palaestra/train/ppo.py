@@ -615,12 +615,24 @@ class PPO:
         device = self.device
         size = buffer.size
         steps = size * buffer.num_envs
-        observations = torch.from_numpy(buffer.observations[:size].reshape(steps, -1)).to(device)
+        observations_np = buffer.observations[:size].reshape(steps, -1)
         last_obs = np.asarray(self._observations, dtype=np.float32).reshape(buffer.num_envs, -1)
+        actions_np = buffer.actions[:size].reshape(steps, *buffer.actions.shape[2:])
+        if self._compiled is not None:
+            everything_np = np.concatenate([observations_np, last_obs])
+            log_probs_np, values_np = self._compiled.evaluate(everything_np, actions_np)
+            return self._gather(
+                torch.from_numpy(observations_np),
+                torch.from_numpy(actions_np),
+                torch.from_numpy(log_probs_np),
+                values_np[:steps],
+                values_np[steps:],
+                torch.from_numpy(values_np[:steps]),
+            )
+        observations = torch.from_numpy(observations_np).to(device)
         everything = torch.cat([observations, torch.from_numpy(last_obs).to(device)])
         policy_out, values = self.model(everything)
-        actions = torch.from_numpy(buffer.actions[:size].reshape(steps, *buffer.actions.shape[2:]))
-        actions = actions.to(device)
+        actions = torch.from_numpy(actions_np).to(device)
         log_probs, _ = self.head.log_prob_entropy(policy_out[:steps], actions)
         values_np = values.cpu().numpy()
         return self._gather(

@@ -273,7 +273,40 @@ def _build_kernels() -> Any:
             log_std_grad[k] = log_std_acc[k] - ent_coef
         _finish_stats(stats, rows, vf_coef, ent_coef)
 
+    @jit
+    def categorical_log_probs(out, bias, actions, log_probs, values):  # pragma: no cover
+        # Log-probabilities of the rows that have actions, and every row's value.
+        n_out = out.shape[2]
+        for r in range(values.shape[0]):
+            values[r] = out[1, r, 0] + bias[1, 0, 0]
+        for r in range(actions.shape[0]):
+            top = -np.inf
+            for k in range(n_out):
+                top = max(top, out[0, r, k] + bias[0, 0, k])
+            total = 0.0
+            for k in range(n_out):
+                total += math.exp(out[0, r, k] + bias[0, 0, k] - top)
+            action = actions[r]
+            log_probs[r] = out[0, r, action] + bias[0, 0, action] - top - math.log(total)
+
+    @jit
+    def gaussian_log_probs(out, bias, actions, log_std, log_probs, values):  # pragma: no cover
+        n_out = out.shape[2]
+        for r in range(values.shape[0]):
+            values[r] = out[1, r, 0] + bias[1, 0, 0]
+        constant = 0.0
+        for k in range(n_out):
+            constant += log_std[k] + 0.5 * math.log(2.0 * math.pi)
+        for r in range(actions.shape[0]):
+            acc = -constant
+            for k in range(n_out):
+                z = (actions[r, k] - (out[0, r, k] + bias[0, 0, k])) * math.exp(-log_std[k])
+                acc -= 0.5 * z * z
+            log_probs[r] = acc
+
     return types.SimpleNamespace(
+        categorical_log_probs=categorical_log_probs,
+        gaussian_log_probs=gaussian_log_probs,
         add_bias=add_bias,
         tanh_backward=tanh_backward,
         categorical_tail=categorical_tail,
@@ -434,6 +467,42 @@ class PPOGradients:
         self._rows, self._views = rows, (activations, deltas)
         return self._views
 
+    def _forward(self, x: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Every layer's output for the rows of ``x`` (the output layer's without bias)."""
+        kernels, weights, biases = self.kernels, self.weights, self.biases
+        outputs, deltas = self._buffers(x.shape[0])
+        last = len(weights) - 1
+        layer_input = x
+        for depth in range(last + 1):
+            np.matmul(layer_input, weights[depth], out=outputs[depth])
+            if depth < last:
+                kernels.add_bias(outputs[depth], biases[depth])
+                np.tanh(outputs[depth], out=outputs[depth])
+            layer_input = outputs[depth]
+        return outputs, deltas
+
+    def evaluate(self, observations: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Log-probabilities of ``actions`` and values of ``observations``, as new arrays.
+
+        Args:
+            observations: ``(rows, obs_dim)`` float32.
+            actions: actions of the first ``len(actions)`` rows (the others, e.g. the
+                observations after a rollout, get values only).
+
+        Returns:
+            ``(log_probs, values)`` float32, of ``len(actions)`` and ``rows`` entries.
+        """
+        x = np.ascontiguousarray(observations, dtype=np.float32)
+        outputs, _ = self._forward(x)
+        log_probs = np.empty(len(actions), np.float32)
+        values = np.empty(x.shape[0], np.float32)
+        out, bias = outputs[-1], self.biases[-1]
+        if self.gaussian:
+            self.kernels.gaussian_log_probs(out, bias, actions, self.log_std, log_probs, values)
+        else:
+            self.kernels.categorical_log_probs(out, bias, actions, log_probs, values)
+        return log_probs, values
+
     def __call__(
         self,
         observations: torch.Tensor,
@@ -471,23 +540,16 @@ class PPOGradients:
             clip_fraction]`` (float64, reused by the next call) and the gradient norm before
             clipping.
         """
-        kernels, weights, biases = self.kernels, self.weights, self.biases
+        kernels, weights = self.kernels, self.weights
         weight_grads, bias_grads = self.weight_grads, self.bias_grads
         x = np.ascontiguousarray(observations.numpy(), dtype=np.float32)
         rows = x.shape[0]
-        outputs, deltas = self._buffers(rows)
+        outputs, deltas = self._forward(x)
         self.gradients.attach()
         output = len(weights) - 1
-        layer_input = x
-        for depth in range(output + 1):
-            np.matmul(layer_input, weights[depth], out=outputs[depth])
-            if depth < output:
-                kernels.add_bias(outputs[depth], biases[depth])
-                np.tanh(outputs[depth], out=outputs[depth])
-            layer_input = outputs[depth]
         common = (
             outputs[output],
-            biases[output],
+            self.biases[output],
             actions.numpy(),
             old_log_probs.numpy(),
             old_values.numpy(),
