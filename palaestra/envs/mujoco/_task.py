@@ -126,8 +126,9 @@ def scalars(info: dict[str, Any]) -> dict[str, Any]:
         >>> scalars({"x": np.array(1.5)})
         {'x': np.float64(1.5)}
     """
+    ndarray = np.ndarray
     for key, value in info.items():
-        if isinstance(value, np.ndarray) and value.ndim == 0:
+        if type(value) is ndarray and not value.shape:
             info[key] = value[()]
     return info
 

@@ -209,9 +209,10 @@ class MujocoEnv(Env[NDArray[np.float64], NDArray[np.float32]]):
         Contact forces on bodies (``cfrc_ext``) are computed afterwards, as MuJoCo computes
         them only on request.
         """
-        self.data.ctrl[:] = ctrl
-        mujoco.mj_step(self.model, self.data, nstep=n_frames)
-        mujoco.mj_rnePostConstraint(self.model, self.data)
+        model, data = self.model, self.data
+        data.ctrl[:] = ctrl
+        mujoco.mj_step(model, data, n_frames)  # positional: cheaper than a keyword
+        mujoco.mj_rnePostConstraint(model, data)
 
     def render(self) -> Any:
         """Render a frame in :attr:`render_mode` (``None`` in ``"human"`` mode)."""
@@ -238,10 +239,18 @@ class MujocoEnv(Env[NDArray[np.float64], NDArray[np.float32]]):
             self.render()
         return observation, info
 
+    # The model whose options dt last read, and those options (a live view of the model's):
+    # each access of MjModel.opt makes a new wrapper, and dt is read every step.
+    _dt_model: mujoco.MjModel | None = None
+    _dt_option: Any = None
+
     @property
     def dt(self) -> float:
         """Seconds of simulated time per ``step()``."""
-        return self.model.opt.timestep * self.frame_skip
+        model = self.model
+        if model is not self._dt_model:
+            self._dt_model, self._dt_option = model, model.opt
+        return self._dt_option.timestep * self.frame_skip
 
     def do_simulation(self, ctrl: Any, n_frames: int) -> None:
         """Advance ``n_frames`` physics steps under controls ``ctrl``.
