@@ -139,3 +139,44 @@ def test_multi_input_policy_learns_to_walk_to_the_gridworld_target():
     evaluate(agent, envs, episodes=64, seed=3)
     lengths = np.asarray(envs.length_queue, dtype=float)
     assert lengths.mean() < 6.0, lengths.mean()  # random walks take far longer
+
+
+@pytest.mark.parametrize(
+    "action_space",
+    [Discrete(3, start=1), Box(-1.0, 1.0, (2,), np.float32)],
+    ids=["discrete", "box"],
+)
+def test_numpy_acting_gives_torchs_log_probability_and_value_of_its_sample(action_space):
+    torch.manual_seed(0)
+    policy = make_policy("MlpPolicy", Box(-1, 1, (3,)), action_space, hidden_sizes=(8, 8))
+    with torch.no_grad():
+        policy.actor[-1].weight.mul_(50.0)  # far from uniform
+    obs = np.random.default_rng(0).normal(size=(6, 3)).astype(np.float32)
+    action, env_action, log_prob, value = policy.act_numpy(obs, np.random.default_rng(1))
+    with torch.no_grad():
+        _, want_log_prob, _, want_value = policy.get_action_and_value(
+            torch.from_numpy(obs), torch.from_numpy(action)
+        )
+    np.testing.assert_allclose(log_prob, want_log_prob.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(value, want_value.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(env_action, policy.to_env(torch.from_numpy(action)))
+
+
+def test_numpy_acting_follows_in_place_weight_updates():
+    policy = make_policy("MlpPolicy", Box(-1, 1, (3,)), Discrete(2), hidden_sizes=(4,))
+    obs = np.ones((1, 3), np.float32)
+    before = policy.act_numpy(obs, np.random.default_rng(0))[3]
+    with torch.no_grad():
+        policy.critic[-1].bias.add_(1.0)
+    after = policy.act_numpy(obs, np.random.default_rng(0))[3]
+    np.testing.assert_allclose(after, before + 1.0, rtol=1e-6)
+
+
+def test_numpy_acting_does_not_apply_to_other_policies_and_dtypes():
+    rng = np.random.default_rng(0)
+    multi = make_policy("MlpPolicy", Box(-1, 1, (3,)), MultiDiscrete([3, 2]))
+    assert multi.act_numpy(np.zeros((1, 3), np.float32), rng) is None
+    policy = make_policy("MlpPolicy", Box(-1, 1, (3,)), Discrete(2))
+    assert policy.act_numpy(np.zeros((1, 3), np.float32), rng) is not None
+    policy.double()  # the cached NumPy views are dropped with the float32 tensors
+    assert policy.act_numpy(np.zeros((1, 3), np.float32), rng) is None
