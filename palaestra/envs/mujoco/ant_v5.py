@@ -35,6 +35,14 @@ __all__ = ["AntEnv"]
 _all = np.logical_and.reduce
 
 DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
+# The action dtypes the compiled step outcome takes (others take the numpy hooks).
+_KERNEL_ACTION_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _kernels_limit() -> int:
+    from palaestra.envs.mujoco._kernels import PAIRWISE_LIMIT
+
+    return PAIRWISE_LIMIT
 
 
 class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
@@ -123,6 +131,8 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
         self._include_cfrc_ext_in_observation = include_cfrc_ext_in_observation
         self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._main_body_id = self.model.body(main_body).id
+        # The compiled step outcome's arguments, by the settings and action dtype they fit.
+        self._kernel_arguments: dict[tuple[Any, ...], Any] = {}
         self._set_state_observation(
             2 * exclude_current_positions_from_observation,
             cfrc_ext=self.data.cfrc_ext[1:].size * include_cfrc_ext_in_observation,
@@ -177,6 +187,101 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
         forces = self._contact_forces(data)
         observation = self._observe(data, forces)
         return observation, *self._outcome(data, before, action, forces)
+
+    def _compiled_observe_outcome(
+        self, data: Any, before: Any, actions: np.ndarray
+    ) -> tuple[np.ndarray, Any, Any, dict[str, Any]] | None:
+        """:meth:`_observe_outcome` of a batch in one compiled call, or ``None`` if not here.
+
+        Every info value is an array of its own (rows of one buffer written for this step),
+        which the batched env hands out without copying.
+
+        The kernel (:func:`palaestra.envs.mujoco._kernels.ant_outcome`) gives numpy's numbers
+        bit for bit where every weight is a float, the contact force bounds are not zero
+        (numpy's vectorised clip may order a tie of signed zeros either way), the sums are
+        short enough for one pairwise block and the control cost keeps the actions' dtype.
+        """
+        key = (
+            self.dt,
+            self._forward_reward_weight,
+            self._healthy_reward,
+            self._contact_cost_weight,
+            self._contact_force_range,
+            self._healthy_z_range,
+            self._ctrl_cost_weight,
+            actions.dtype,
+        )
+        arguments = self._kernel_arguments.get(key, False)
+        if arguments is False:  # not met yet: checked once
+            arguments = self._kernel_arguments[key] = self._kernel_settings(actions.dtype)
+        if arguments is None:
+            return None
+        settings, ctrl_weight, zero = arguments
+        from palaestra.envs.mujoco._kernels import ant_outcome
+
+        qpos, count = data.qpos, len(actions)
+        observations = np.empty((count, *self.observation_space.shape))
+        terms = np.empty((8, count))
+        ctrl_rewards = np.empty(count, dtype=actions.dtype)
+        flags = np.empty((2, count), dtype=np.bool_)
+        ant_outcome(
+            qpos,
+            data.qvel,
+            data.cfrc_ext,
+            data.xpos[:, self._main_body_id, :2],
+            before,
+            np.ascontiguousarray(actions),
+            settings,
+            ctrl_weight,
+            zero,
+            2 * self._exclude_current_positions_from_observation,
+            self._include_cfrc_ext_in_observation,
+            self._terminate_when_unhealthy,
+            observations,
+            terms,
+            ctrl_rewards,
+            flags,
+        )
+        info = {
+            "x_position": terms[6],
+            "y_position": terms[7],
+            "distance_from_origin": norm(qpos[:, 0:2]),
+            "x_velocity": terms[0],
+            "y_velocity": terms[1],
+            "reward_forward": terms[2],
+            "reward_ctrl": ctrl_rewards,
+            "reward_contact": terms[5],
+            "reward_survive": terms[3],
+        }
+        return observations, terms[4], flags[1], info
+
+    def _kernel_settings(self, dtype: np.dtype) -> tuple[np.ndarray, Any, Any] | None:
+        """Return the kernel's settings, control weight and zero for actions of ``dtype``.
+
+        ``None`` where the kernel would not give numpy's numbers.
+        """
+        ctrl_weight = self._ctrl_cost_weight
+        if (
+            dtype not in _KERNEL_ACTION_TYPES
+            or type(ctrl_weight) not in (int, float)
+            or np.result_type(ctrl_weight, dtype) != dtype
+            or self.model.nu > _kernels_limit()
+        ):
+            return None
+        weights = (self._forward_reward_weight, self._healthy_reward, self._contact_cost_weight)
+        low, high = self._contact_force_range
+        z_low, z_high = self._healthy_z_range
+        # Python numbers (numpy would multiply a bool by an int healthy reward as ints).
+        if (
+            not all(type(value) in (int, float) for value in (*weights, low, high, z_low, z_high))
+            or type(self._healthy_reward) is not float
+            or low == 0
+            or high == 0
+            or self.data.cfrc_ext.size > _kernels_limit()
+        ):
+            return None
+        settings = np.array((self.dt, *weights, z_low, z_high, low, high), dtype=np.float64)
+        return settings, dtype.type(ctrl_weight), dtype.type(0)
 
     def _outcome(
         self, data: Any, before: Any, action: Any, forces: np.ndarray | None = None

@@ -1,0 +1,127 @@
+"""The compiled step outcomes give the numpy hooks' numbers bit for bit, or decline.
+
+The batched env uses them when numba is installed (the default accelerator), so the
+batched-vs-sync tests compare them with the numpy hooks too; these tests add the inputs a
+rollout rarely meets (NaN, infinities, signed zeros, forces at the clip bounds).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import palaestra
+from tests.envs.mujoco.conftest import random_actions
+
+pytest.importorskip("numba")
+
+from palaestra.envs.mujoco._kernels import PAIRWISE_LIMIT, square_sum_of_row
+from palaestra.vector.contract import assert_same, rollout
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_square_sums_equal_numpys_pairwise_sums_at_every_length(dtype):
+    rng = np.random.default_rng(0)
+    for count in range(1, PAIRWISE_LIMIT + 1):
+        values = (rng.standard_normal(count) * 10).astype(dtype)
+        expected = np.add.reduce(np.square(values), axis=None)
+        total = square_sum_of_row(values, 0, count, dtype(0))
+        # A float32 sum leaves numba as a Python float holding it exactly.
+        assert float(total) == float(expected) and dtype(total) == total, count
+
+
+def _ant_batch(num_envs: int = 6, **kwargs):
+    envs = palaestra.make_vec("Ant-v5", num_envs, accelerator="numba", **kwargs)
+    envs.reset(seed=3)
+    for action in random_actions(envs.action_space, 3, 5):
+        envs.step(action)
+    return envs
+
+
+def _extreme(view: SimpleNamespace) -> SimpleNamespace:
+    """A copy of ``view`` with non-finite states and forces at, beyond and between bounds."""
+    data = SimpleNamespace(**{name: value.copy() for name, value in vars(view).items()})
+    data.qpos[0, 4] = np.nan
+    data.qvel[1, 3] = -np.inf
+    data.qpos[2, 2], data.qpos[3, 2] = 0.2, 1.0  # the healthy range's bounds, inclusive
+    data.cfrc_ext[4] = np.linspace(-3.0, 3.0, data.cfrc_ext[4].size).reshape(-1, 6)
+    data.cfrc_ext[4, 2, :4] = (np.nan, -0.0, -1.0, 1.0)
+    data.cfrc_ext[5] = 0.0
+    return data
+
+
+def _assert_outcomes_equal(numpy_outcome, compiled_outcome) -> None:
+    assert compiled_outcome is not None
+    for ours, theirs in zip(compiled_outcome[:3], numpy_outcome[:3]):
+        ours, theirs = np.asarray(ours), np.asarray(theirs)
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs, strict=True)
+    assert list(compiled_outcome[3]) == list(numpy_outcome[3])
+    for key, theirs in numpy_outcome[3].items():
+        ours, theirs = compiled_outcome[3][key], np.asarray(theirs)
+        np.testing.assert_array_equal(ours, theirs, strict=True, err_msg=key)
+        np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs), err_msg=key)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("extreme", [False, True], ids=["rollout", "extreme"])
+def test_ant_compiled_outcome_equals_the_numpy_hooks(dtype, extreme):
+    envs = _ant_batch()
+    env, view = envs.single_env, envs.view
+    before = env._progress(view) + 0.01
+    data = _extreme(view) if extreme else view
+    actions = random_actions(envs.action_space, 4, 1)[0].astype(dtype)
+    _assert_outcomes_equal(
+        env._observe_outcome(data, before, actions),
+        env._compiled_observe_outcome(data, before, actions),
+    )
+    envs.close()
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"exclude_current_positions_from_observation": False},
+        {"include_cfrc_ext_in_observation": False, "terminate_when_unhealthy": False},
+        {"contact_force_range": (-0.5, 2), "ctrl_cost_weight": 2, "forward_reward_weight": 3},
+    ],
+)
+def test_ant_compiled_outcome_equals_the_numpy_hooks_for_other_options(kwargs):
+    envs = _ant_batch(**kwargs)
+    env, view = envs.single_env, envs.view
+    data, before = _extreme(view), env._progress(view)
+    actions = random_actions(envs.action_space, 5, 1)[0]
+    _assert_outcomes_equal(
+        env._observe_outcome(data, before, actions),
+        env._compiled_observe_outcome(data, before, actions),
+    )
+    envs.close()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "dtype"),
+    [
+        ({"contact_force_range": (0.0, 1.0)}, np.float32),  # a zero bound: signed-zero ties
+        ({"healthy_reward": 1}, np.float32),  # numpy pays an int survival reward as ints
+        ({"ctrl_cost_weight": np.float64(0.5)}, np.float32),  # costs float32 actions in float64
+        ({}, np.float16),
+    ],
+)
+def test_ant_compiled_outcome_declines_settings_it_does_not_cover(kwargs, dtype):
+    envs = _ant_batch(**kwargs)
+    env, view = envs.single_env, envs.view
+    actions = random_actions(envs.action_space, 6, 1)[0].astype(dtype)
+    assert env._compiled_observe_outcome(view, env._progress(view), actions) is None
+    envs.close()
+
+
+def test_numpy_and_numba_batches_give_the_same_rollout():
+    numba_envs = palaestra.make_vec("Ant-v5", 3, accelerator="numba", max_episode_steps=7)
+    numpy_envs = palaestra.make_vec("Ant-v5", 3, accelerator="numpy", max_episode_steps=7)
+    assert numba_envs._compiled_outcome is not None and numpy_envs._compiled_outcome is None
+    actions = list(random_actions(numba_envs.action_space, 8, 16))
+    assert_same(rollout(numba_envs, actions), rollout(numpy_envs, actions))
+    numba_envs.close()
+    numpy_envs.close()
