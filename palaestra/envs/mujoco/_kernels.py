@@ -83,6 +83,7 @@ def _clipped(value: float, low: float, high: float) -> float:
 
 @numba.njit(cache=True, nogil=True)
 def ant_outcome(
+    row_ids: Any,
     qpos: Any,
     qvel: Any,
     cfrc_ext: Any,
@@ -100,9 +101,10 @@ def ant_outcome(
     ctrl_rewards: Any,
     flags: Any,
 ) -> None:
-    """Ant-v5's step outcome for every row, written into the outputs.
+    """Ant-v5's step outcome for rows ``row_ids``, written into the outputs' rows.
 
     Args:
+        row_ids: the rows to compute, an int64 array (other rows are left as they are).
         qpos: ``(n, nq)`` positions after the step.
         qvel: ``(n, nv)`` velocities after the step.
         cfrc_ext: ``(n, nbody, 6)`` contact forces (C-contiguous).
@@ -132,7 +134,7 @@ def ant_outcome(
     nu = actions.shape[1]
     flat_actions = actions.reshape(rows * nu)
     clipped = np.empty(force_count)
-    for row in range(rows):
+    for row in row_ids:
         out = observations[row]
         column = 0
         for index in range(skipped, nq):

@@ -195,11 +195,15 @@ class ThreadSimulations:
         ctrl: np.ndarray,
         nstep: int,
         restart: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        finish: Callable[[list[int]], None] | None = None,
     ) -> None:
         """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``).
 
         ``restart``, ``(rows, qpos, qvel)``, names rows (not among those stepped) that
-        :meth:`reset` at the same time, on the same threads.
+        :meth:`reset` at the same time, on the same threads. ``finish``, where given, is
+        called by each thread with the rows it stepped or reset (their :attr:`view` rows
+        complete), once its share is done: work on them that releases the GIL then runs
+        beside the other threads' physics.
         """
         costs = self._row_costs
         rows = range(len(self.datas)) if rows is None else rows.tolist()
@@ -217,7 +221,9 @@ class ThreadSimulations:
         reset_row = self._reset_row
 
         def work(part: Iterator[int]) -> None:
+            done: list[int] = []
             for row in part:
+                done.append(row)
                 if states and row in states:
                     reset_row(row, *states[row])
                     continue
@@ -231,6 +237,8 @@ class ThreadSimulations:
                 for target, source in pairs[row]:
                     target[...] = source
                 costs[row] = clock() - started
+            if finish is not None and done:
+                finish(done)
 
         self._run(rows, work)
 
@@ -311,11 +319,12 @@ class BatchSimulations:
         ctrl: np.ndarray,
         nstep: int,
         restart: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        finish: Callable[[list[int]], None] | None = None,
     ) -> None:
         """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``).
 
         ``restart``, ``(rows, qpos, qvel)``, names rows (not among those stepped) that
-        :meth:`reset` after the step.
+        :meth:`reset` after the step; ``finish`` is then called with every row.
         """
         self.view.ctrl[:] = ctrl
         if rows is None or len(rows):
@@ -324,6 +333,8 @@ class BatchSimulations:
                 self._contact_forces(self._all_rows if rows is None else rows)
         if restart is not None:
             self.reset(*restart)
+        if finish is not None:
+            finish(list(range(len(self._all_rows))))
 
     def _contact_forces(self, rows: np.ndarray) -> None:
         """Compute ``cfrc_ext`` of the stepped ``rows``, as ``mj_rnePostConstraint`` does.

@@ -146,9 +146,9 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
     read_fields: tuple[str, ...] = ("qpos", "qvel")
     # Whether the hooks read cfrc_ext (computed after the step by mj_rnePostConstraint).
     reads_contact_forces = False
-    # A task's batched _observe_outcome in one compiled (numba) call, giving the same bits,
-    # or None; it returns None itself for settings it does not cover.
-    _compiled_observe_outcome: Any = None
+    # A task's batched _observe_outcome split in compiled (numba) rows and the rest, giving
+    # the same bits, or None; it returns None itself for settings it does not cover.
+    _compiled_outcome_parts: Any = None
 
     def _finish_init(self) -> None:
         # v5 environments derive the frame rate from the step length; v4 ones fix it.

@@ -113,7 +113,7 @@ class AntEnv(SurvivalBonusV4, ant_v5.AntEnv):
 
     # Version 4's own hooks, one after the other (not version 5's shared contact forces).
     _observe_outcome = MujocoTaskEnv._observe_outcome
-    _compiled_observe_outcome = None
+    _compiled_outcome_parts = None
 
     def _observe(self, data: Any) -> np.ndarray:
         position = (

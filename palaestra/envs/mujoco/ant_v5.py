@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -193,13 +194,29 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
     ) -> tuple[np.ndarray, Any, Any, dict[str, Any]] | None:
         """:meth:`_observe_outcome` of a batch in one compiled call, or ``None`` if not here.
 
-        Every info value is an array of its own (rows of one buffer written for this step),
-        which the batched env hands out without copying.
+        See :meth:`_compiled_outcome_parts`, whose two parts this calls in turn.
+        """
+        parts = self._compiled_outcome_parts(data, before, actions)
+        if parts is None:
+            return None
+        finish, outcome = parts
+        finish(list(range(len(actions))))
+        return outcome()
 
-        The kernel (:func:`palaestra.envs.mujoco._kernels.ant_outcome`) gives numpy's numbers
-        bit for bit where every weight is a float, the contact force bounds are not zero
-        (numpy's vectorised clip may order a tie of signed zeros either way), the sums are
-        short enough for one pairwise block and the control cost keeps the actions' dtype.
+    def _compiled_outcome_parts(
+        self, data: Any, before: Any, actions: np.ndarray
+    ) -> tuple[Callable[[list[int]], None], Callable[[], Any]] | None:
+        """Split :meth:`_observe_outcome` of a batch into its compiled rows and the rest.
+
+        Returns ``(finish, outcome)``, or ``None`` where the kernel
+        (:func:`palaestra.envs.mujoco._kernels.ant_outcome`) would not give numpy's numbers
+        bit for bit: a weight that is not a Python number, a contact force bound of zero
+        (numpy's vectorised clip may order a tie of signed zeros either way), sums too long
+        for one pairwise block, or a control cost of another dtype than the actions'.
+        ``finish(rows)`` computes those rows (releasing the GIL: the stepping threads call
+        it for their rows once stepped); after every row's, ``outcome()`` returns
+        ``(observations, reward, terminated, info)``, each info value an array of its own
+        (rows of buffers written for this step), handed out without copying.
         """
         key = (
             self.dt,
@@ -224,7 +241,7 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
         terms = np.empty((8, count))
         ctrl_rewards = np.empty(count, dtype=actions.dtype)
         flags = np.empty((2, count), dtype=np.bool_)
-        ant_outcome(
+        inputs = (
             qpos,
             data.qvel,
             data.cfrc_ext,
@@ -242,18 +259,25 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
             ctrl_rewards,
             flags,
         )
-        info = {
-            "x_position": terms[6],
-            "y_position": terms[7],
-            "distance_from_origin": norm(qpos[:, 0:2]),
-            "x_velocity": terms[0],
-            "y_velocity": terms[1],
-            "reward_forward": terms[2],
-            "reward_ctrl": ctrl_rewards,
-            "reward_contact": terms[5],
-            "reward_survive": terms[3],
-        }
-        return observations, terms[4], flags[1], info
+
+        def finish(rows: list[int]) -> None:
+            ant_outcome(np.array(rows, dtype=np.int64), *inputs)
+
+        def outcome() -> tuple[np.ndarray, Any, Any, dict[str, Any]]:
+            info = {
+                "x_position": terms[6],
+                "y_position": terms[7],
+                "distance_from_origin": norm(qpos[:, 0:2]),
+                "x_velocity": terms[0],
+                "y_velocity": terms[1],
+                "reward_forward": terms[2],
+                "reward_ctrl": ctrl_rewards,
+                "reward_contact": terms[5],
+                "reward_survive": terms[3],
+            }
+            return observations, terms[4], flags[1], info
+
+        return finish, outcome
 
     def _kernel_settings(self, dtype: np.dtype) -> tuple[np.ndarray, Any, Any] | None:
         """Return the kernel's settings, control weight and zero for actions of ``dtype``.

@@ -168,7 +168,7 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.accelerator = resolve_accelerator(accelerator)
         # The task's compiled step outcome (None: the numpy hooks; it may decline a call).
         self._compiled_outcome = (
-            self.single_env._compiled_observe_outcome if self.accelerator == "numba" else None
+            self.single_env._compiled_outcome_parts if self.accelerator == "numba" else None
         )
 
         self._generators: list[np.random.Generator | None] = [None] * self.num_envs
@@ -312,12 +312,16 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             states = [env._reset_state(self._generator(row)) for row in restarting]
             qpos = np.array([qpos for qpos, _ in states])
             restart = (restarting, qpos, np.array([qvel for _, qvel in states]))
-        self.simulations.step(stepping, actions, self.frame_skip, restart)
-        result = None
+        parts = None
         if self._compiled_outcome is not None:
-            result = self._compiled_outcome(view, before, actions)
-        owned = result is not None  # the compiled outcome's infos are arrays of their own
-        if not owned:
+            # The rows' outcomes computed by the threads that step them, each once done.
+            parts = self._compiled_outcome(view, before, actions)
+        finish = None if parts is None else parts[0]
+        self.simulations.step(stepping, actions, self.frame_skip, restart, finish)
+        owned = parts is not None  # the compiled outcome's infos are arrays of their own
+        if owned:
+            result = parts[1]()
+        else:
             result = env._observe_outcome(view, before, actions)
         observations, reward, terminated, step_info = result
         rewards = np.array(reward, dtype=np.float64)
