@@ -11,11 +11,19 @@ because for small networks the time goes to per-call overhead rather than arithm
   preallocated NumPy buffers; log-probabilities and values of the whole rollout are then
   computed in one batched torch pass;
 - the policy and value networks are stacked so each layer is one batched matrix product,
-  and their gradients are written out by hand (:meth:`ActorCritic.backward`);
+  and their gradients are written out by hand: with numba (the ``fast`` extra) as compiled
+  loops around NumPy products into reused buffers
+  (:class:`~palaestra.train.ppo_gradients.PPOGradients`), else as torch operations
+  (:meth:`ActorCritic.backward`);
 - a rollout that fits in one minibatch is gathered and advantage-normalized once per
   update instead of once per epoch;
 - torch runs one intra-op thread (thread hand-off costs more than it saves here), and Adam
-  is the fused kernel.
+  is the fused kernel, stepped without ``Adam.step``'s per-call Python
+  (:class:`~palaestra.train.offpolicy.AdamStep`).
+
+The autograd path keeps autograd on the same loss; for the shipped policies it keeps the
+gradients in one flat buffer (:class:`~palaestra.train.ppo_gradients.FlatGradients`) and
+acts with the policy's NumPy ``act_numpy`` where it has one.
 
 Hyper-parameters start from the env's preset (:mod:`palaestra.train.presets`, the same the
 command line uses), then ``config`` replaces them and keyword arguments override fields.
