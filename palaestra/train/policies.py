@@ -254,7 +254,7 @@ class ActorCriticPolicy(nn.Module):
         features = extractor.features_dim
         self.actor = mlp(features, tuple(hidden_sizes), self.head.num_outputs, 0.01)
         self.critic = mlp(features, tuple(hidden_sizes), 1, 1.0)
-        self._numpy_cache: tuple[Any] | None = None
+        self._numpy_cache: tuple[Any, int] | None = None
 
     def forward(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """Raw policy outputs (logits or Gaussian mean) and values of shape ``(batch,)``."""
@@ -316,8 +316,11 @@ class ActorCriticPolicy(nn.Module):
         return action, env_action, self.head.log_prob_numpy(out, action), value
 
     def _numpy_layers(self) -> Any:
-        if self._numpy_cache is None:
-            self._numpy_cache = (_numpy_views(self),)
+        # The views are rebuilt when the first weight's storage changed (a copy, a load
+        # that replaced tensors, a move): cached ones would otherwise read stale arrays.
+        anchor = self.actor[0].weight.data_ptr() if len(self.actor) else 0
+        if self._numpy_cache is None or self._numpy_cache[1] != anchor:
+            self._numpy_cache = (_numpy_views(self), anchor)
         return self._numpy_cache[0]
 
     def _apply(self, fn, recurse=True):

@@ -180,3 +180,16 @@ def test_numpy_acting_does_not_apply_to_other_policies_and_dtypes():
     assert policy.act_numpy(np.zeros((1, 3), np.float32), rng) is not None
     policy.double()  # the cached NumPy views are dropped with the float32 tensors
     assert policy.act_numpy(np.zeros((1, 3), np.float32), rng) is None
+
+
+def test_a_copied_policy_acts_with_its_own_weights():
+    import copy
+
+    policy = make_policy("MlpPolicy", Box(-1, 1, (3,)), Discrete(2), hidden_sizes=(4,))
+    obs = np.ones((1, 3), np.float32)
+    original = policy.act_numpy(obs, np.random.default_rng(0))[3]
+    twin = copy.deepcopy(policy)
+    with torch.no_grad():
+        twin.critic[-1].bias.add_(1.0)
+    np.testing.assert_allclose(twin.act_numpy(obs, np.random.default_rng(0))[3], original + 1.0)
+    np.testing.assert_allclose(policy.act_numpy(obs, np.random.default_rng(0))[3], original)
