@@ -25,7 +25,7 @@ from typing import Any
 import numba
 import numpy as np
 
-__all__ = ["PAIRWISE_LIMIT", "ant_outcome", "square_sum_of_row"]
+__all__ = ["PAIRWISE_LIMIT", "ant_outcome", "half_cheetah_outcome", "square_sum_of_row"]
 
 # The longest sum numpy adds in one block of eight running sums (its PW_BLOCKSIZE); longer
 # ones it splits recursively, which the kernels do not: such rows take the numpy hooks.
@@ -175,3 +175,59 @@ def ant_outcome(
         ctrl_rewards[row] = -ctrl_cost
         flags[0, row] = healthy
         flags[1, row] = (not healthy) and terminate
+
+
+@numba.njit(cache=True, nogil=True)
+def half_cheetah_outcome(
+    row_ids: Any,
+    qpos: Any,
+    qvel: Any,
+    before: Any,
+    actions: Any,
+    settings: Any,
+    ctrl_weight: Any,
+    zero: Any,
+    skipped: int,
+    observations: Any,
+    terms: Any,
+    ctrl_rewards: Any,
+) -> None:
+    """HalfCheetah-v5's step outcome for rows ``row_ids``, written into the outputs' rows.
+
+    Args:
+        row_ids: the rows to compute, an int64 array (other rows are left as they are).
+        qpos: ``(n, nq)`` positions after the step.
+        qvel: ``(n, nv)`` velocities after the step.
+        before: ``(n,)`` x positions before the step.
+        actions: ``(n, nu)`` actions (C-contiguous float32 or float64).
+        settings: float64 ``dt`` and forward weight.
+        ctrl_weight: the control cost weight, as the actions' dtype.
+        zero: a zero of the actions' dtype.
+        skipped: leading ``qpos`` entries left out of the observation.
+        observations: ``(n, size)`` output.
+        terms: ``(4, n)`` output: x position, x velocity, forward reward, reward.
+        ctrl_rewards: ``(n,)`` output of the actions' dtype: the negated control costs.
+    """
+    dt, forward_weight = settings[0], settings[1]
+    rows, nq = qpos.shape
+    nv = qvel.shape[1]
+    nu = actions.shape[1]
+    flat_actions = actions.reshape(rows * nu)
+    for row in row_ids:
+        out = observations[row]
+        column = 0
+        for index in range(skipped, nq):
+            out[column] = qpos[row, index]
+            column += 1
+        for index in range(nv):
+            out[column] = qvel[row, index]
+            column += 1
+        x_position = qpos[row, 0]
+        x_velocity = (x_position - before[row]) / dt
+        forward_reward = forward_weight * x_velocity
+        ctrl_cost = ctrl_weight * square_sum_of_row(flat_actions, row * nu, nu, zero)
+        terms[0, row] = x_position
+        terms[1, row] = x_velocity
+        terms[2, row] = forward_reward
+        terms[3, row] = forward_reward - np.float64(ctrl_cost)
+        ctrl_rewards[row] = -ctrl_cost

@@ -37,6 +37,8 @@ __all__ = [
 ]
 
 RENDER_MODES = ["human", "rgb_array", "depth_array", "rgbd_tuple"]
+# The action dtypes a compiled step outcome takes (others take the numpy hooks).
+_KERNEL_ACTION_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def col(values: NDArray[Any], index: int) -> Any:
@@ -238,6 +240,40 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         forces) overrides this to make it once.
         """
         return self._observe(data), *self._outcome(data, before, action)
+
+    def _compiled_observe_outcome(
+        self, data: Any, before: Any, actions: NDArray[Any]
+    ) -> tuple[NDArray[np.float64], Any, Any, dict[str, Any]] | None:
+        """:meth:`_observe_outcome` of a batch through the compiled parts, or ``None``.
+
+        ``None`` where the task has no compiled outcome or it declines these settings.
+        """
+        parts = None
+        if self._compiled_outcome_parts is not None:
+            parts = self._compiled_outcome_parts(data, before, actions)
+        if parts is None:
+            return None
+        finish, outcome = parts
+        finish(list(range(len(actions))))
+        return outcome()
+
+    def _control_kernel_arguments(self, dtype: np.dtype) -> tuple[Any, Any] | None:
+        """Return the control cost weight and a zero as ``dtype``, for a compiled outcome.
+
+        ``None`` where numpy's ``weight * square_sum(actions)`` would not keep the actions'
+        dtype (float32 or float64), or the actions are too long for one pairwise block.
+        """
+        from palaestra.envs.mujoco._kernels import PAIRWISE_LIMIT
+
+        weight = self._ctrl_cost_weight
+        if (
+            dtype not in _KERNEL_ACTION_TYPES
+            or type(weight) not in (int, float)
+            or np.result_type(weight, dtype) != dtype
+            or self.model.nu > PAIRWISE_LIMIT
+        ):
+            return None
+        return dtype.type(weight), dtype.type(0)
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[NDArray, NDArray]:
         """Draw one initial ``(qpos, qvel)`` from ``np_random``."""

@@ -36,14 +36,6 @@ __all__ = ["AntEnv"]
 _all = np.logical_and.reduce
 
 DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
-# The action dtypes the compiled step outcome takes (others take the numpy hooks).
-_KERNEL_ACTION_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _kernels_limit() -> int:
-    from palaestra.envs.mujoco._kernels import PAIRWISE_LIMIT
-
-    return PAIRWISE_LIMIT
 
 
 class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
@@ -189,20 +181,6 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
         observation = self._observe(data, forces)
         return observation, *self._outcome(data, before, action, forces)
 
-    def _compiled_observe_outcome(
-        self, data: Any, before: Any, actions: np.ndarray
-    ) -> tuple[np.ndarray, Any, Any, dict[str, Any]] | None:
-        """:meth:`_observe_outcome` of a batch in one compiled call, or ``None`` if not here.
-
-        See :meth:`_compiled_outcome_parts`, whose two parts this calls in turn.
-        """
-        parts = self._compiled_outcome_parts(data, before, actions)
-        if parts is None:
-            return None
-        finish, outcome = parts
-        finish(list(range(len(actions))))
-        return outcome()
-
     def _compiled_outcome_parts(
         self, data: Any, before: Any, actions: np.ndarray
     ) -> tuple[Callable[[list[int]], None], Callable[[], Any]] | None:
@@ -284,13 +262,10 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
 
         ``None`` where the kernel would not give numpy's numbers.
         """
-        ctrl_weight = self._ctrl_cost_weight
-        if (
-            dtype not in _KERNEL_ACTION_TYPES
-            or type(ctrl_weight) not in (int, float)
-            or np.result_type(ctrl_weight, dtype) != dtype
-            or self.model.nu > _kernels_limit()
-        ):
+        from palaestra.envs.mujoco._kernels import PAIRWISE_LIMIT
+
+        control = self._control_kernel_arguments(dtype)
+        if control is None:
             return None
         weights = (self._forward_reward_weight, self._healthy_reward, self._contact_cost_weight)
         low, high = self._contact_force_range
@@ -301,11 +276,11 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
             or type(self._healthy_reward) is not float
             or low == 0
             or high == 0
-            or self.data.cfrc_ext.size > _kernels_limit()
+            or self.data.cfrc_ext.size > PAIRWISE_LIMIT
         ):
             return None
         settings = np.array((self.dt, *weights, z_low, z_high, low, high), dtype=np.float64)
-        return settings, dtype.type(ctrl_weight), dtype.type(0)
+        return settings, *control
 
     def _outcome(
         self, data: Any, before: Any, action: Any, forces: np.ndarray | None = None

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,8 @@ class HalfCheetahEnv(ForwardRunnerEnv):
         )
         EzPickle.__init__(self, *arguments, **kwargs)
         self._setup(*arguments, kwargs, position_axes=1)
+        # The compiled step outcome's arguments, by the settings and action dtype they fit.
+        self._kernel_arguments: dict[tuple[Any, ...], Any] = {}
 
     def _progress(self, data: Any) -> Any:
         return col(data.qpos, 0).copy()
@@ -92,6 +95,59 @@ class HalfCheetahEnv(ForwardRunnerEnv):
             "reward_ctrl": -ctrl_cost,
         }
         return forward_reward - ctrl_cost, False, info
+
+    def _compiled_outcome_parts(
+        self, data: Any, before: Any, actions: np.ndarray
+    ) -> tuple[Callable[[list[int]], None], Callable[[], Any]] | None:
+        """Split :meth:`_observe_outcome` of a batch into its compiled rows and the rest.
+
+        As the Ant's (:meth:`palaestra.envs.mujoco.ant_v5.AntEnv._compiled_outcome_parts`),
+        with :func:`palaestra.envs.mujoco._kernels.half_cheetah_outcome`; ``None`` for a
+        forward weight that is not a Python number or a control cost of another dtype.
+        """
+        key = (self.dt, self._forward_reward_weight, self._ctrl_cost_weight, actions.dtype)
+        arguments = self._kernel_arguments.get(key, False)
+        if arguments is False:  # not met yet: checked once
+            control = self._control_kernel_arguments(actions.dtype)
+            if control is None or type(self._forward_reward_weight) not in (int, float):
+                arguments = None
+            else:
+                settings = np.array((self.dt, self._forward_reward_weight), dtype=np.float64)
+                arguments = (settings, *control)
+            self._kernel_arguments[key] = arguments
+        if arguments is None:
+            return None
+        from palaestra.envs.mujoco._kernels import half_cheetah_outcome
+
+        count = len(actions)
+        observations = np.empty((count, *self.observation_space.shape))
+        terms = np.empty((4, count))
+        ctrl_rewards = np.empty(count, dtype=actions.dtype)
+        inputs = (
+            data.qpos,
+            data.qvel,
+            before,
+            np.ascontiguousarray(actions),
+            *arguments,
+            1 * self._exclude_current_positions_from_observation,
+            observations,
+            terms,
+            ctrl_rewards,
+        )
+
+        def finish(rows: list[int]) -> None:
+            half_cheetah_outcome(np.array(rows, dtype=np.int64), *inputs)
+
+        def outcome() -> tuple[np.ndarray, Any, Any, dict[str, Any]]:
+            info = {
+                "x_position": terms[0],
+                "x_velocity": terms[1],
+                "reward_forward": terms[2],
+                "reward_ctrl": ctrl_rewards,
+            }
+            return observations, terms[3], False, info
+
+        return finish, outcome
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         return self._noisy_state(np_random, normal_qvel=True)

@@ -32,8 +32,8 @@ def test_square_sums_equal_numpys_pairwise_sums_at_every_length(dtype):
         assert float(total) == float(expected) and dtype(total) == total, count
 
 
-def _ant_batch(num_envs: int = 6, **kwargs):
-    envs = palaestra.make_vec("Ant-v5", num_envs, accelerator="numba", **kwargs)
+def _batch(env_id: str = "Ant-v5", num_envs: int = 6, **kwargs):
+    envs = palaestra.make_vec(env_id, num_envs, accelerator="numba", **kwargs)
     envs.reset(seed=3)
     for action in random_actions(envs.action_space, 3, 5):
         envs.step(action)
@@ -45,10 +45,12 @@ def _extreme(view: SimpleNamespace) -> SimpleNamespace:
     data = SimpleNamespace(**{name: value.copy() for name, value in vars(view).items()})
     data.qpos[0, 4] = np.nan
     data.qvel[1, 3] = -np.inf
-    data.qpos[2, 2], data.qpos[3, 2] = 0.2, 1.0  # the healthy range's bounds, inclusive
-    data.cfrc_ext[4] = np.linspace(-3.0, 3.0, data.cfrc_ext[4].size).reshape(-1, 6)
-    data.cfrc_ext[4, 2, :4] = (np.nan, -0.0, -1.0, 1.0)
-    data.cfrc_ext[5] = 0.0
+    data.qpos[2, 2], data.qpos[3, 2] = 0.2, 1.0  # the Ant's healthy range's bounds
+    data.qpos[4, 0] = -0.0
+    if hasattr(data, "cfrc_ext"):
+        data.cfrc_ext[4] = np.linspace(-3.0, 3.0, data.cfrc_ext[4].size).reshape(-1, 6)
+        data.cfrc_ext[4, 2, :4] = (np.nan, -0.0, -1.0, 1.0)
+        data.cfrc_ext[5] = 0.0
     return data
 
 
@@ -67,8 +69,9 @@ def _assert_outcomes_equal(numpy_outcome, compiled_outcome) -> None:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("extreme", [False, True], ids=["rollout", "extreme"])
-def test_ant_compiled_outcome_equals_the_numpy_hooks(dtype, extreme):
-    envs = _ant_batch()
+@pytest.mark.parametrize("env_id", ["Ant-v5", "HalfCheetah-v5"])
+def test_compiled_outcome_equals_the_numpy_hooks(env_id, dtype, extreme):
+    envs = _batch(env_id)
     env, view = envs.single_env, envs.view
     before = env._progress(view) + 0.01
     data = _extreme(view) if extreme else view
@@ -89,7 +92,7 @@ def test_ant_compiled_outcome_equals_the_numpy_hooks(dtype, extreme):
     ],
 )
 def test_ant_compiled_outcome_equals_the_numpy_hooks_for_other_options(kwargs):
-    envs = _ant_batch(**kwargs)
+    envs = _batch(**kwargs)
     env, view = envs.single_env, envs.view
     data, before = _extreme(view), env._progress(view)
     actions = random_actions(envs.action_space, 5, 1)[0]
@@ -110,7 +113,7 @@ def test_ant_compiled_outcome_equals_the_numpy_hooks_for_other_options(kwargs):
     ],
 )
 def test_ant_compiled_outcome_declines_settings_it_does_not_cover(kwargs, dtype):
-    envs = _ant_batch(**kwargs)
+    envs = _batch(**kwargs)
     env, view = envs.single_env, envs.view
     actions = random_actions(envs.action_space, 6, 1)[0].astype(dtype)
     assert env._compiled_observe_outcome(view, env._progress(view), actions) is None
@@ -125,3 +128,22 @@ def test_numpy_and_numba_batches_give_the_same_rollout():
     assert_same(rollout(numba_envs, actions), rollout(numpy_envs, actions))
     numba_envs.close()
     numpy_envs.close()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "dtype"),
+    [({"forward_reward_weight": np.float64(1.0)}, np.float32), ({}, np.int64)],
+)
+def test_half_cheetah_compiled_outcome_declines_settings_it_does_not_cover(kwargs, dtype):
+    envs = _batch("HalfCheetah-v5", **kwargs)
+    env, view = envs.single_env, envs.view
+    actions = random_actions(envs.action_space, 6, 1)[0].astype(dtype)
+    assert env._compiled_observe_outcome(view, env._progress(view), actions) is None
+    envs.close()
+
+
+def test_version_4_tasks_have_no_compiled_outcome():
+    for env_id in ("Ant-v4", "HalfCheetah-v4"):
+        envs = palaestra.make_vec(env_id, 2, accelerator="numba")
+        assert envs._compiled_outcome is None
+        envs.close()
