@@ -65,7 +65,7 @@ class _NumpyTanh(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, z: torch.Tensor) -> torch.Tensor:
-        y = torch.from_numpy(np.tanh(z.detach().numpy()))
+        y = _numpy_tanh(z)
         ctx.save_for_backward(y)
         return y
 
@@ -97,7 +97,12 @@ class Tanh(nn.Tanh):
             return torch.tanh(z)
         if z.requires_grad and torch.is_grad_enabled():
             return _NumpyTanh.apply(z)
-        return torch.from_numpy(np.tanh(z.detach().numpy()))
+        return _numpy_tanh(z)
+
+
+def _numpy_tanh(z: torch.Tensor) -> torch.Tensor:
+    # asarray: NumPy answers a 0-d input with a scalar, which from_numpy refuses.
+    return torch.from_numpy(np.asarray(np.tanh(z.detach().numpy())))
 
 
 def mlp(

@@ -89,6 +89,14 @@ def test_numpy_tanh_without_autograd_returns_values_only():
     assert y.grad_fn is None and y.tolist() == [0.0, 0.0]
 
 
+def test_numpy_tanh_of_a_zero_dimensional_tensor_is_a_zero_dimensional_tensor():
+    z = torch.tensor(0.5, requires_grad=True)
+    y = Tanh()(z)
+    y.backward()
+    assert y.shape == () and y.item() == pytest.approx(math.tanh(0.5), abs=1e-7)
+    assert z.grad.item() == pytest.approx(1 - math.tanh(0.5) ** 2, abs=1e-7)
+
+
 def test_actor_critic_towers_are_independent():
     torch.manual_seed(0)
     model = ActorCritic(4, 2, hidden_sizes=(8, 8))
