@@ -9,8 +9,8 @@ Prints one JSON line per measurement, with ratios measured side by side in the s
   ``num_threads`` Python threads; the default is ``threads`` for the tasks that read
   contact forces, Ant and Humanoid, and ``batch`` for the others) and of
   Gymnasium's ``SyncVectorEnv`` / ``AsyncVectorEnv`` and
-  EnvPool's synchronous pool (when ``envpool`` imports), with ``ratio_to_gym-sync`` and
-  ``ratio_to_gym-async``;
+  EnvPool's synchronous pool (when ``envpool`` imports), with ``ratio_to_gym-sync``,
+  ``ratio_to_gym-async`` and (when EnvPool ran) ``ratio_to_envpool``;
 * ``single``: seconds per ``step`` of ``palaestra.make(id)`` and ``gymnasium.make(id)``,
   with ``ratio_to_gymnasium`` (below 1 is faster).
 
@@ -132,8 +132,9 @@ def main() -> int:
             for mode, rate in rates.items():
                 line = {"kind": "vector", "env_id": env_id, "num_envs": num_envs, "mode": mode}
                 line["steps_per_s"] = round(rate)
-                for reference in ("gym-sync", "gym-async"):
-                    line[f"ratio_to_{reference}"] = round(rate / rates[reference], 3)
+                for reference in ("gym-sync", "gym-async", "envpool"):
+                    if reference in rates:
+                        line[f"ratio_to_{reference}"] = round(rate / rates[reference], 3)
                 print(json.dumps(line), flush=True)
         seconds = _single_step_seconds(env_id, args.single_steps, args.repeats)
         for name, value in seconds.items():

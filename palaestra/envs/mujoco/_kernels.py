@@ -25,7 +25,13 @@ from typing import Any
 import numba
 import numpy as np
 
-__all__ = ["PAIRWISE_LIMIT", "ant_outcome", "half_cheetah_outcome", "square_sum_of_row"]
+__all__ = [
+    "PAIRWISE_LIMIT",
+    "ant_outcome",
+    "half_cheetah_outcome",
+    "humanoid_outcome",
+    "square_sum_of_row",
+]
 
 # The longest sum numpy adds in one block of eight running sums (its PW_BLOCKSIZE); longer
 # ones it splits recursively, which the kernels do not: such rows take the numpy hooks.
@@ -231,3 +237,96 @@ def half_cheetah_outcome(
         terms[2, row] = forward_reward
         terms[3, row] = forward_reward - np.float64(ctrl_cost)
         ctrl_rewards[row] = -ctrl_cost
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _copy_tail(source: Any, row: int, start: int, out: Any, column: int) -> int:
+    """Copy ``source[row]`` flattened, from flat index ``start``, to ``out[column:]``."""
+    flat = source[row].reshape(source[row].size)
+    for index in range(start, flat.size):
+        out[column] = flat[index]
+        column += 1
+    return column
+
+
+@numba.njit(cache=True, nogil=True)
+def humanoid_outcome(
+    row_ids: Any,
+    qpos: Any,
+    qvel: Any,
+    cinert: Any,
+    cvel: Any,
+    qfrc_actuator: Any,
+    cfrc_ext: Any,
+    ctrl: Any,
+    settings: Any,
+    skipped: int,
+    parts: Any,
+    terminate: bool,
+    observations: Any,
+    terms: Any,
+    flags: Any,
+) -> None:
+    """Humanoid-v5's observations and the step's terms that need no mass centre, per row.
+
+    Args:
+        row_ids: the rows to compute, an int64 array (other rows are left as they are).
+        qpos: ``(n, nq)`` positions after the step.
+        qvel: ``(n, nv)`` velocities after the step.
+        cinert: ``(n, nbody, 10)`` body inertias (C-contiguous rows).
+        cvel: ``(n, nbody, 6)`` body velocities (C-contiguous rows).
+        qfrc_actuator: ``(n, nv)`` actuator forces.
+        cfrc_ext: ``(n, nbody, 6)`` contact forces (C-contiguous rows).
+        ctrl: ``(n, nu)`` controls as applied (float64, C-contiguous).
+        settings: float64 control weight, contact weight, contact cost low and high,
+            healthy reward, healthy z low and high.
+        skipped: leading ``qpos`` entries left out of the observation.
+        parts: four flags: cinert, cvel, qfrc_actuator and cfrc_ext in the observation.
+        terminate: ``terminate_when_unhealthy``.
+        observations: ``(n, size)`` output.
+        terms: ``(6, n)`` output: survival reward, negated control cost, negated contact
+            cost, both costs' sum, x and y position.
+        flags: ``(2, n)`` boolean output: healthy, terminated.
+    """
+    ctrl_weight, contact_weight = settings[0], settings[1]
+    cost_low, cost_high, healthy_reward = settings[2], settings[3], settings[4]
+    z_low, z_high = settings[5], settings[6]
+    nq = qpos.shape[1]
+    nv = qvel.shape[1]
+    nu = ctrl.shape[1]
+    nbody = cfrc_ext.shape[1]
+    for row in row_ids:
+        out = observations[row]
+        column = 0
+        for index in range(skipped, nq):
+            out[column] = qpos[row, index]
+            column += 1
+        for index in range(nv):
+            out[column] = qvel[row, index]
+            column += 1
+        if parts[0]:
+            column = _copy_tail(cinert, row, 10, out, column)
+        if parts[1]:
+            column = _copy_tail(cvel, row, 6, out, column)
+        if parts[2]:
+            for index in range(6, nv):
+                out[column] = qfrc_actuator[row, index]
+                column += 1
+        if parts[3]:
+            column = _copy_tail(cfrc_ext, row, 6, out, column)
+        z = qpos[row, 2]
+        healthy = z_low < z and z < z_high
+        survive_reward = (1.0 if healthy else 0.0) * healthy_reward
+        ctrl_cost = ctrl_weight * square_sum_of_row(ctrl[row], 0, nu, 0.0)
+        contact_cost = contact_weight * square_sum_of_row(
+            cfrc_ext[row].reshape(nbody * 6), 0, nbody * 6, 0.0
+        )
+        contact_cost = _clipped(contact_cost, cost_low, cost_high)
+        terms[0, row] = survive_reward
+        terms[1, row] = -ctrl_cost
+        terms[2, row] = -contact_cost
+        terms[3, row] = ctrl_cost + contact_cost
+        terms[4, row] = qpos[row, 0]
+        terms[5, row] = qpos[row, 1]
+        flags[0, row] = healthy
+        flags[1, row] = (not healthy) and terminate

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -118,6 +119,17 @@ class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
         )
         self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._finish_observation()
+        # The compiled step outcome's settings, by the values they were made of.
+        self._kernel_arguments: dict[tuple[Any, ...], Any] = {}
+        self._observed_parts = np.array(
+            (
+                include_cinert_in_observation,
+                include_cvel_in_observation,
+                include_qfrc_actuator_in_observation,
+                include_cfrc_ext_in_observation,
+            ),
+            dtype=np.bool_,
+        )
 
     def control_cost(self, action: Any) -> Any:
         """``ctrl_cost_weight`` times the sum of squared controls (as applied, float64)."""
@@ -166,6 +178,118 @@ class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
             "reward_contact": -contact_cost,
         }
         return reward, ~healthy & self._terminate_when_unhealthy, info
+
+    def _compiled_outcome_parts(
+        self, data: Any, before: Any, actions: np.ndarray
+    ) -> tuple[Callable[[list[int]], None], Callable[[], Any]] | None:
+        """Split :meth:`_observe_outcome` of a batch into its compiled rows and the rest.
+
+        As the Ant's (:meth:`palaestra.envs.mujoco.ant_v5.AntEnv._compiled_outcome_parts`):
+        :func:`palaestra.envs.mujoco._kernels.humanoid_outcome` makes each row's observation
+        and the terms that need no mass centre; ``outcome()`` adds the velocities from the
+        mass centres in numpy. ``None`` for weights that are not Python numbers, a zero
+        contact cost bound, or fields that are not C-contiguous.
+        """
+        key = (
+            self._forward_reward_weight,
+            self._ctrl_cost_weight,
+            self._contact_cost_weight,
+            self._contact_cost_range,
+            self._healthy_reward,
+            self._healthy_z_range,
+        )
+        settings = self._kernel_arguments.get(key, False)
+        if settings is False:  # not met yet: checked once
+            settings = self._kernel_arguments[key] = self._kernel_settings()
+        fields = (data.cinert, data.cvel, data.cfrc_ext, data.ctrl)
+        if settings is None or not all(field.flags.c_contiguous for field in fields):
+            return None
+        from palaestra.envs.mujoco._kernels import humanoid_outcome
+
+        qpos, count = data.qpos, len(actions)
+        observations = np.empty((count, *self.observation_space.shape))
+        terms = np.empty((6, count))
+        flags = np.empty((2, count), dtype=np.bool_)
+        inputs = (
+            qpos,
+            data.qvel,
+            data.cinert,
+            data.cvel,
+            data.qfrc_actuator,
+            data.cfrc_ext,
+            data.ctrl,
+            settings,
+            2 * self._exclude_current_positions_from_observation,
+            self._observed_parts,
+            self._terminate_when_unhealthy,
+            observations,
+            terms,
+            flags,
+        )
+
+        def finish(rows: list[int]) -> None:
+            humanoid_outcome(np.array(rows, dtype=np.int64), *inputs)
+
+        def outcome() -> tuple[np.ndarray, Any, Any, dict[str, Any]]:
+            after = self._mass_center(data)
+            # Transposed operands: the same differences, each velocity a row of its own.
+            x_velocity, y_velocity = np.subtract(after.T, before.T) / self.dt
+            forward_reward = self._forward_reward_weight * x_velocity
+            reward = (forward_reward + terms[0]) - terms[3]
+            info = {
+                "x_position": terms[4],
+                "y_position": terms[5],
+                "tendon_length": data.ten_length.copy(),
+                "tendon_velocity": data.ten_velocity.copy(),
+                "distance_from_origin": norm(qpos[:, 0:2]),
+                "x_velocity": x_velocity,
+                "y_velocity": y_velocity,
+                "reward_survive": terms[0],
+                "reward_forward": forward_reward,
+                "reward_ctrl": terms[1],
+                "reward_contact": terms[2],
+            }
+            return observations, reward, flags[1], info
+
+        return finish, outcome
+
+    def _kernel_settings(self) -> np.ndarray | None:
+        """Return the kernel's float settings (``None`` where it would not give numpy's)."""
+        from palaestra.envs.mujoco._kernels import PAIRWISE_LIMIT
+
+        low, high = self._contact_cost_range
+        z_low, z_high = self._healthy_z_range
+        numbers = (
+            self._forward_reward_weight,
+            self._ctrl_cost_weight,
+            self._contact_cost_weight,
+            low,
+            high,
+            z_low,
+            z_high,
+        )
+        # Python numbers (numpy would multiply a bool by an int healthy reward as ints).
+        if (
+            not all(type(value) in (int, float) for value in numbers)
+            or type(self._healthy_reward) is not float
+            or low == 0
+            or high == 0
+            or self.data.cfrc_ext.size > PAIRWISE_LIMIT
+            or self.model.nu > PAIRWISE_LIMIT
+        ):
+            return None
+        return np.array(
+            (
+                self._ctrl_cost_weight,
+                self._contact_cost_weight,
+                low,
+                high,
+                self._healthy_reward,
+                z_low,
+                z_high,
+            ),
+            dtype=np.float64,
+        )
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {

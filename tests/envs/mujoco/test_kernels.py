@@ -69,7 +69,7 @@ def _assert_outcomes_equal(numpy_outcome, compiled_outcome) -> None:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("extreme", [False, True], ids=["rollout", "extreme"])
-@pytest.mark.parametrize("env_id", ["Ant-v5", "HalfCheetah-v5"])
+@pytest.mark.parametrize("env_id", ["Ant-v5", "HalfCheetah-v5", "Humanoid-v5"])
 def test_compiled_outcome_equals_the_numpy_hooks(env_id, dtype, extreme):
     envs = _batch(env_id)
     env, view = envs.single_env, envs.view
@@ -142,8 +142,42 @@ def test_half_cheetah_compiled_outcome_declines_settings_it_does_not_cover(kwarg
     envs.close()
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"exclude_current_positions_from_observation": False},
+        {"include_cinert_in_observation": False, "include_cfrc_ext_in_observation": False},
+        {
+            "include_cvel_in_observation": False,
+            "include_qfrc_actuator_in_observation": False,
+            "contact_cost_range": (-1.0, 1e-4),
+            "terminate_when_unhealthy": False,
+        },
+    ],
+)
+def test_humanoid_compiled_outcome_equals_the_numpy_hooks_for_other_options(kwargs):
+    envs = _batch("Humanoid-v5", **kwargs)
+    env, view = envs.single_env, envs.view
+    data, before = _extreme(view), env._progress(view)
+    actions = random_actions(envs.action_space, 5, 1)[0]
+    _assert_outcomes_equal(
+        env._observe_outcome(data, before, actions),
+        env._compiled_observe_outcome(data, before, actions),
+    )
+    envs.close()
+
+
+@pytest.mark.parametrize("kwargs", [{"contact_cost_range": (-np.inf, 0.0)}, {"healthy_reward": 5}])
+def test_humanoid_compiled_outcome_declines_settings_it_does_not_cover(kwargs):
+    envs = _batch("Humanoid-v5", **kwargs)
+    env, view = envs.single_env, envs.view
+    actions = random_actions(envs.action_space, 6, 1)[0]
+    assert env._compiled_observe_outcome(view, env._progress(view), actions) is None
+    envs.close()
+
+
 def test_version_4_tasks_have_no_compiled_outcome():
-    for env_id in ("Ant-v4", "HalfCheetah-v4"):
+    for env_id in ("Ant-v4", "HalfCheetah-v4", "Humanoid-v4"):
         envs = palaestra.make_vec(env_id, 2, accelerator="numba")
         assert envs._compiled_outcome is None
         envs.close()
