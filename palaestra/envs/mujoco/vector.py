@@ -6,7 +6,9 @@ MuJoCo's own :class:`mujoco.batch.Batch`, one C call per step on its thread pool
 ``MjData`` per sub-env stepped on a pool of Python threads), bit for bit as a loop of
 ``mj_step`` over one ``MjData`` each would. Observations, rewards and
 terminations are then computed for the whole batch in numpy by the single environment's own
-step hooks (:mod:`palaestra.envs.mujoco._task`), so that the results equal
+step hooks (:mod:`palaestra.envs.mujoco._task`) or, for the tasks that have one and with
+numba installed, by a compiled kernel giving the same bits (:mod:`palaestra.envs.mujoco._kernels`,
+run by the stepping threads on their rows), so that the results equal
 ``make_vec(id, n, vectorization_mode="sync")``'s exactly for the same seeds, in every
 autoreset mode.
 

@@ -158,6 +158,44 @@ def test_rows_stepped_on_two_threads_equal_rows_stepped_on_one(monkeypatch):
     serial.close()
 
 
+def test_each_thread_finishes_the_rows_it_stepped_or_reset_once(monkeypatch):
+    model, (parallel, serial) = _threads_and_serial(6)
+    parallel.step(None, np.zeros((6, model.nu)), 5)  # measures a row: the next call is parallel
+    step = mujoco.mj_step
+    helper_stepped = threading.Event()
+
+    def recording_step(*args):
+        if threading.current_thread().name != "MainThread":
+            helper_stepped.set()
+        else:  # rows are shared out first come: give the woken helper a moment to take one
+            helper_stepped.wait(0.05)
+        step(*args)
+
+    monkeypatch.setattr(mujoco, "mj_step", recording_step)
+    finished: list[tuple[str, list[int]]] = []
+
+    def finish(rows: list[int]) -> None:
+        finished.append((threading.current_thread().name, list(rows)))
+
+    restart = (np.array([4]), model.qpos0[None], np.zeros((1, model.nv)))
+    parallel.step(np.array([0, 1, 2, 3, 5]), np.zeros((6, model.nu)), 5, restart, finish)
+    assert sorted(name for name, _ in finished) == ["MainThread", "mujoco-step-1"]
+    assert sorted(row for _, rows in finished for row in rows) == [0, 1, 2, 3, 4, 5]
+    parallel.close()
+    serial.close()
+
+
+def test_the_batch_finishes_every_row_after_its_step():
+    model = build_model("ant.xml")
+    batch = BatchSimulations(model, 3, 2, FIELDS, contact_forces=True)
+    batch.reset(np.arange(3), np.tile(model.qpos0, (3, 1)), np.zeros((3, model.nv)))
+    finished: list[list[int]] = []
+    restart = (np.array([1]), model.qpos0[None], np.zeros((1, model.nv)))
+    batch.step(np.array([0, 2]), np.zeros((3, model.nu)), 5, restart, finished.append)
+    assert finished == [[0, 1, 2]]
+    batch.close()
+
+
 def test_an_error_on_a_stepping_thread_is_raised_to_the_caller(monkeypatch):
     model, (parallel, serial) = _threads_and_serial(4)
     parallel.step(None, np.zeros((4, model.nu)), 5)  # measures a row: the next call is parallel
