@@ -81,7 +81,9 @@ class Tanh(nn.Tanh):
     This torch build's CPU ``tanh`` takes ~55 us on a 256x64 batch where NumPy's takes ~6
     us; under autograd the gradient is the usual ``(1 - tanh(z)^2) * grad`` (torch's own
     ``tanh_backward``), so autograd differentiates it like ``nn.Tanh``. Other devices and
-    dtypes use ``torch.tanh``. The values agree with ``torch.tanh`` to an ulp or two.
+    dtypes use ``torch.tanh``, and so do TorchScript, ``torch.jit.trace``, ``torch.compile``
+    and ``torch.export``, which cannot follow the NumPy call. The values agree with
+    ``torch.tanh`` to an ulp or two.
 
     Example:
         >>> z = torch.tensor([0.0, 1.0], requires_grad=True)
@@ -93,7 +95,20 @@ class Tanh(nn.Tanh):
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         """Return ``tanh(z)`` elementwise."""
-        if z.device.type != "cpu" or z.dtype != torch.float32:
+        if torch.jit.is_scripting():  # TorchScript cannot compile the NumPy calls
+            return torch.tanh(z)
+        return self._eager_forward(z)
+
+    @torch.jit.unused
+    def _eager_forward(self, z: torch.Tensor) -> torch.Tensor:
+        # torch.export and torch.compile cannot trace NumPy calls either, and a trace would
+        # record NumPy's result as a constant: all get torch's tanh (compilers fuse it).
+        if (
+            torch.jit.is_tracing()
+            or torch.compiler.is_compiling()
+            or z.device.type != "cpu"
+            or z.dtype != torch.float32
+        ):
             return torch.tanh(z)
         if z.requires_grad and torch.is_grad_enabled():
             return _NumpyTanh.apply(z)

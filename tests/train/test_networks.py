@@ -97,6 +97,31 @@ def test_numpy_tanh_of_a_zero_dimensional_tensor_is_a_zero_dimensional_tensor():
     assert z.grad.item() == pytest.approx(1 - math.tanh(0.5) ** 2, abs=1e-7)
 
 
+def test_an_mlp_with_numpy_tanh_can_be_scripted_and_gives_the_eager_values():
+    torch.manual_seed(0)
+    net = mlp(4, (8, 8), 2, output_gain=1.0)
+    x = torch.randn(5, 4)
+    scripted = torch.jit.script(net)
+    torch.testing.assert_close(scripted(x), net(x), rtol=0, atol=2e-7)
+
+
+def test_a_traced_mlp_with_numpy_tanh_follows_its_input():
+    # A trace must not freeze NumPy's tanh of the example input as a constant.
+    torch.manual_seed(0)
+    net = mlp(4, (8, 8), 2, output_gain=1.0)
+    traced = torch.jit.trace(net, torch.zeros(5, 4))
+    x = torch.randn(5, 4)
+    torch.testing.assert_close(traced(x), net(x), rtol=0, atol=2e-7)
+
+
+def test_an_exported_mlp_with_numpy_tanh_gives_the_eager_values():
+    torch.manual_seed(0)
+    net = mlp(4, (8, 8), 2, output_gain=1.0)
+    exported = torch.export.export(net, (torch.zeros(5, 4),)).module()
+    x = torch.randn(5, 4)
+    torch.testing.assert_close(exported(x), net(x), rtol=0, atol=2e-7)
+
+
 def test_actor_critic_towers_are_independent():
     torch.manual_seed(0)
     model = ActorCritic(4, 2, hidden_sizes=(8, 8))
