@@ -56,28 +56,10 @@ def compiled_kernels() -> Any:
         True
     """
     if "kernels" not in _KERNELS:
-        try:
-            _KERNELS["kernels"] = _build_kernels()
-        except ImportError:
-            _KERNELS["kernels"] = None
+        from palaestra.train import _ppo_kernels
+
+        _KERNELS["kernels"] = _ppo_kernels if _ppo_kernels.AVAILABLE else None
     return _KERNELS["kernels"]
-
-
-def _build_kernels() -> Any:
-    import types
-
-    from palaestra.train import _ppo_kernels as k
-
-    if not k.AVAILABLE:
-        raise ImportError("numba is not installed")
-    return types.SimpleNamespace(
-        categorical_log_probs=k.categorical_log_probs,
-        gaussian_log_probs=k.gaussian_log_probs,
-        add_bias=k.add_bias,
-        tanh_backward=k.tanh_backward,
-        categorical_tail=k.categorical_tail,
-        gaussian_tail=k.gaussian_tail,
-    )
 
 
 class FlatGradients:
