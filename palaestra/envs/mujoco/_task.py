@@ -10,6 +10,7 @@ same numbers bit for bit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -163,6 +164,8 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         # field makes a new array); they stay views of self.data's memory.
         names = sorted({"qpos", "qvel", "ctrl", *self.read_fields})
         self._fields = SimpleNamespace(**{name: getattr(self.data, name) for name in names})
+        # The compiled step outcome's arguments, by the settings they were made of.
+        self._kernel_arguments: dict[tuple[Any, ...], Any] = {}
 
     def _start(
         self,
@@ -256,6 +259,17 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         finish, outcome = parts
         finish(list(range(len(actions))))
         return outcome()
+
+    def _kernel_arguments_for(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        """Return ``compute()``, the compiled outcome's arguments, worked out once per ``key``.
+
+        ``key`` holds every setting ``compute`` reads, so that a setting changed between
+        steps gets arguments of its own; ``None`` (the kernel declines) is kept too.
+        """
+        known = self._kernel_arguments
+        if key not in known:
+            known[key] = compute()
+        return known[key]
 
     def _control_kernel_arguments(self, dtype: np.dtype) -> tuple[Any, Any] | None:
         """Return the control cost weight and a zero as ``dtype``, for a compiled outcome.

@@ -124,8 +124,6 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
         self._include_cfrc_ext_in_observation = include_cfrc_ext_in_observation
         self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._main_body_id = self.model.body(main_body).id
-        # The compiled step outcome's arguments, by the settings and action dtype they fit.
-        self._kernel_arguments: dict[tuple[Any, ...], Any] = {}
         self._set_state_observation(
             2 * exclude_current_positions_from_observation,
             cfrc_ext=self.data.cfrc_ext[1:].size * include_cfrc_ext_in_observation,
@@ -206,9 +204,7 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
             self._ctrl_cost_weight,
             actions.dtype,
         )
-        arguments = self._kernel_arguments.get(key, False)
-        if arguments is False:  # not met yet: checked once
-            arguments = self._kernel_arguments[key] = self._kernel_settings(actions.dtype)
+        arguments = self._kernel_arguments_for(key, lambda: self._kernel_settings(actions.dtype))
         if arguments is None:
             return None
         settings, ctrl_weight, zero = arguments

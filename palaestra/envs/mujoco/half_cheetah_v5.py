@@ -71,8 +71,6 @@ class HalfCheetahEnv(ForwardRunnerEnv):
         )
         EzPickle.__init__(self, *arguments, **kwargs)
         self._setup(*arguments, kwargs, position_axes=1)
-        # The compiled step outcome's arguments, by the settings and action dtype they fit.
-        self._kernel_arguments: dict[tuple[Any, ...], Any] = {}
 
     def _progress(self, data: Any) -> Any:
         return col(data.qpos, 0).copy()
@@ -106,15 +104,7 @@ class HalfCheetahEnv(ForwardRunnerEnv):
         forward weight that is not a Python number or a control cost of another dtype.
         """
         key = (self.dt, self._forward_reward_weight, self._ctrl_cost_weight, actions.dtype)
-        arguments = self._kernel_arguments.get(key, False)
-        if arguments is False:  # not met yet: checked once
-            control = self._control_kernel_arguments(actions.dtype)
-            if control is None or type(self._forward_reward_weight) not in (int, float):
-                arguments = None
-            else:
-                settings = np.array((self.dt, self._forward_reward_weight), dtype=np.float64)
-                arguments = (settings, *control)
-            self._kernel_arguments[key] = arguments
+        arguments = self._kernel_arguments_for(key, lambda: self._kernel_settings(actions.dtype))
         if arguments is None:
             return None
         from palaestra.envs.mujoco._kernels import half_cheetah_outcome
@@ -148,6 +138,13 @@ class HalfCheetahEnv(ForwardRunnerEnv):
             return observations, terms[3], False, info
 
         return finish, outcome
+
+    def _kernel_settings(self, dtype: np.dtype) -> tuple[np.ndarray, Any, Any] | None:
+        """Return the kernel's settings, control weight and zero for actions of ``dtype``."""
+        control = self._control_kernel_arguments(dtype)
+        if control is None or type(self._forward_reward_weight) not in (int, float):
+            return None
+        return np.array((self.dt, self._forward_reward_weight), dtype=np.float64), *control
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         return self._noisy_state(np_random, normal_qvel=True)

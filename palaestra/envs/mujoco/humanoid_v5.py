@@ -119,8 +119,6 @@ class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
         )
         self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._finish_observation()
-        # The compiled step outcome's settings, by the values they were made of.
-        self._kernel_arguments: dict[tuple[Any, ...], Any] = {}
         self._observed_parts = np.array(
             (
                 include_cinert_in_observation,
@@ -198,9 +196,7 @@ class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
             self._healthy_reward,
             self._healthy_z_range,
         )
-        settings = self._kernel_arguments.get(key, False)
-        if settings is False:  # not met yet: checked once
-            settings = self._kernel_arguments[key] = self._kernel_settings()
+        settings = self._kernel_arguments_for(key, self._kernel_settings)
         fields = (data.cinert, data.cvel, data.cfrc_ext, data.ctrl)
         if settings is None or not all(field.flags.c_contiguous for field in fields):
             return None
