@@ -412,12 +412,12 @@ def _batched(info: dict[str, Any], num_envs: int, owned: bool = False) -> dict[s
     return infos
 
 
-def _clear_rows(infos: dict[str, Any], rows: np.ndarray) -> None:
+def _clear_rows(infos: dict[str, Any], rows: np.ndarray, keep: Any = ()) -> None:
     """Drop ``rows`` from every key of a batched info (value zeroed, mask cleared).
 
-    A key that no row supplies any more is dropped.
+    A key that no row supplies any more is dropped; keys in ``keep`` are left alone.
     """
-    for key in [key for key in infos if not key.startswith("_")]:
+    for key in [key for key in infos if not key.startswith("_") and key not in keep]:
         mask = infos[f"_{key}"]
         mask[rows] = False
         if not mask.any():
@@ -434,16 +434,9 @@ def _restart_rows_info(
     The same result as :func:`_clear_rows` then :func:`add_rows_info` of the rows' reset
     infos, where ``reset_info`` holds every row's (its values batched over all rows).
     """
-    every_row = len(rows) == num_envs
-    for key in [key for key in infos if not key.startswith("_")]:
-        if key in reset_info and not every_row:
-            continue  # add_rows_info below overwrites the rows' values; the mask stays
-        mask = infos[f"_{key}"]
-        mask[rows] = False
-        if not mask.any():
-            del infos[key], infos[f"_{key}"]
-        else:
-            infos[key][rows] = 0
+    # Unless every row restarts, add_rows_info below overwrites the rows' values of the keys
+    # that reset_info has, and their masks stay.
+    _clear_rows(infos, rows, keep=() if len(rows) == num_envs else reset_info)
     add_rows_info(
         infos, {key: np.asarray(value)[rows] for key, value in reset_info.items()}, rows, num_envs
     )
