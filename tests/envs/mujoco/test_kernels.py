@@ -84,15 +84,32 @@ def test_compiled_outcome_equals_the_numpy_hooks(env_id, dtype, extreme):
 
 
 @pytest.mark.parametrize(
-    "kwargs",
+    ("env_id", "kwargs"),
     [
-        {"exclude_current_positions_from_observation": False},
-        {"include_cfrc_ext_in_observation": False, "terminate_when_unhealthy": False},
-        {"contact_force_range": (-0.5, 2), "ctrl_cost_weight": 2, "forward_reward_weight": 3},
+        ("Ant-v5", {"exclude_current_positions_from_observation": False}),
+        ("Ant-v5", {"include_cfrc_ext_in_observation": False, "terminate_when_unhealthy": False}),
+        (
+            "Ant-v5",
+            {"contact_force_range": (-0.5, 2), "ctrl_cost_weight": 2, "forward_reward_weight": 3},
+        ),
+        ("Humanoid-v5", {"exclude_current_positions_from_observation": False}),
+        (
+            "Humanoid-v5",
+            {"include_cinert_in_observation": False, "include_cfrc_ext_in_observation": False},
+        ),
+        (
+            "Humanoid-v5",
+            {
+                "include_cvel_in_observation": False,
+                "include_qfrc_actuator_in_observation": False,
+                "contact_cost_range": (-1.0, 1e-4),
+                "terminate_when_unhealthy": False,
+            },
+        ),
     ],
 )
-def test_ant_compiled_outcome_equals_the_numpy_hooks_for_other_options(kwargs):
-    envs = _batch(**kwargs)
+def test_compiled_outcome_equals_the_numpy_hooks_for_other_options(env_id, kwargs):
+    envs = _batch(env_id, **kwargs)
     env, view = envs.single_env, envs.view
     data, before = _extreme(view), env._progress(view)
     actions = random_actions(envs.action_space, 5, 1)[0]
@@ -104,16 +121,20 @@ def test_ant_compiled_outcome_equals_the_numpy_hooks_for_other_options(kwargs):
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "dtype"),
+    ("env_id", "kwargs", "dtype"),
     [
-        ({"contact_force_range": (0.0, 1.0)}, np.float32),  # a zero bound: signed-zero ties
-        ({"healthy_reward": 1}, np.float32),  # numpy pays an int survival reward as ints
-        ({"ctrl_cost_weight": np.float64(0.5)}, np.float32),  # costs float32 actions in float64
-        ({}, np.float16),
+        ("Ant-v5", {"contact_force_range": (0.0, 1.0)}, np.float32),  # signed-zero ties
+        ("Ant-v5", {"healthy_reward": 1}, np.float32),  # numpy pays an int reward as ints
+        ("Ant-v5", {"ctrl_cost_weight": np.float64(0.5)}, np.float32),  # float64 costs
+        ("Ant-v5", {}, np.float16),
+        ("HalfCheetah-v5", {"forward_reward_weight": np.float64(1.0)}, np.float32),
+        ("HalfCheetah-v5", {}, np.int64),
+        ("Humanoid-v5", {"contact_cost_range": (-np.inf, 0.0)}, np.float32),
+        ("Humanoid-v5", {"healthy_reward": 5}, np.float32),
     ],
 )
-def test_ant_compiled_outcome_declines_settings_it_does_not_cover(kwargs, dtype):
-    envs = _batch(**kwargs)
+def test_compiled_outcome_declines_settings_it_does_not_cover(env_id, kwargs, dtype):
+    envs = _batch(env_id, **kwargs)
     env, view = envs.single_env, envs.view
     actions = random_actions(envs.action_space, 6, 1)[0].astype(dtype)
     assert env._compiled_observe_outcome(view, env._progress(view), actions) is None
@@ -128,52 +149,6 @@ def test_numpy_and_numba_batches_give_the_same_rollout():
     assert_same(rollout(numba_envs, actions), rollout(numpy_envs, actions))
     numba_envs.close()
     numpy_envs.close()
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "dtype"),
-    [({"forward_reward_weight": np.float64(1.0)}, np.float32), ({}, np.int64)],
-)
-def test_half_cheetah_compiled_outcome_declines_settings_it_does_not_cover(kwargs, dtype):
-    envs = _batch("HalfCheetah-v5", **kwargs)
-    env, view = envs.single_env, envs.view
-    actions = random_actions(envs.action_space, 6, 1)[0].astype(dtype)
-    assert env._compiled_observe_outcome(view, env._progress(view), actions) is None
-    envs.close()
-
-
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        {"exclude_current_positions_from_observation": False},
-        {"include_cinert_in_observation": False, "include_cfrc_ext_in_observation": False},
-        {
-            "include_cvel_in_observation": False,
-            "include_qfrc_actuator_in_observation": False,
-            "contact_cost_range": (-1.0, 1e-4),
-            "terminate_when_unhealthy": False,
-        },
-    ],
-)
-def test_humanoid_compiled_outcome_equals_the_numpy_hooks_for_other_options(kwargs):
-    envs = _batch("Humanoid-v5", **kwargs)
-    env, view = envs.single_env, envs.view
-    data, before = _extreme(view), env._progress(view)
-    actions = random_actions(envs.action_space, 5, 1)[0]
-    _assert_outcomes_equal(
-        env._observe_outcome(data, before, actions),
-        env._compiled_observe_outcome(data, before, actions),
-    )
-    envs.close()
-
-
-@pytest.mark.parametrize("kwargs", [{"contact_cost_range": (-np.inf, 0.0)}, {"healthy_reward": 5}])
-def test_humanoid_compiled_outcome_declines_settings_it_does_not_cover(kwargs):
-    envs = _batch("Humanoid-v5", **kwargs)
-    env, view = envs.single_env, envs.view
-    actions = random_actions(envs.action_space, 6, 1)[0]
-    assert env._compiled_observe_outcome(view, env._progress(view), actions) is None
-    envs.close()
 
 
 def test_version_4_tasks_have_no_compiled_outcome():
