@@ -394,7 +394,7 @@ class Wrapper(
                 kwargs = {k: v for k, v in self._saved_kwargs.items() if k != "env"}
             else:
                 kwargs = None
-            wrapper_spec = self.wrapper_spec(kwargs=kwargs)
+            wrapper_spec = self._wrapper_spec_with(kwargs)
             try:
                 env_spec = deepcopy(env_spec)
                 env_spec.additional_wrappers = (*env_spec.additional_wrappers, wrapper_spec)
@@ -408,17 +408,29 @@ class Wrapper(
 
     @classmethod
     def wrapper_spec(cls, **kwargs: Any) -> WrapperSpec:
-        """Describe this wrapper class as a :class:`~palaestra.envs.registration.WrapperSpec`.
+        """Describe this wrapper class, built with ``kwargs``, as a ``WrapperSpec``.
+
+        The result goes into ``register(..., additional_wrappers=...)`` so that ``make``
+        applies the wrapper with these arguments.
 
         Args:
-            kwargs: ``kwargs=`` the constructor arguments to record (``None`` if unknown).
+            kwargs: the wrapper's constructor arguments (without ``env``).
+
+        Example:
+            >>> from palaestra.wrappers import ClipReward
+            >>> ClipReward.wrapper_spec(min_reward=-0.5, max_reward=0.5).kwargs
+            {'min_reward': -0.5, 'max_reward': 0.5}
         """
+        return cls._wrapper_spec_with(kwargs)
+
+    @classmethod
+    def _wrapper_spec_with(cls, kwargs: dict[str, Any] | None) -> WrapperSpec:
         from palaestra.env_spec import WrapperSpec
 
         return WrapperSpec(
             name=cls.class_name(),
             entry_point=f"{cls.__module__}:{cls.__name__}",
-            kwargs=kwargs.get("kwargs"),
+            kwargs=kwargs,
         )
 
     def __str__(self) -> str:
