@@ -39,7 +39,9 @@ from palaestra.envs.registration import (
 )
 from palaestra.spaces.space import Space
 
-__version__ = "0.1.0"
+# The Gymnasium API it implements (three numbers), then palaestra's release on that API;
+# client code comparing `gym.__version__` takes its Gymnasium 1.4 branch (docs/versions.md).
+__version__ = "1.4.0.0"
 
 __all__ = [
     "Env",
