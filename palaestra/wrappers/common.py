@@ -230,7 +230,9 @@ class PassiveEnvChecker(Wrapper[ObsType, ActType, ObsType, ActType], RecordConst
         return result
 
     def _compare_with_previous(self, result: tuple[Any, ...], before: str, now: str) -> None:
-        obs, info = result[0], result[-1]
+        # Unpacking five values is the check that the step API is the current one: an old
+        # 4-tuple step raises "not enough values to unpack" here, as under Gymnasium.
+        obs, _, _, _, info = result
         if self._previous_data is not None:
             env_data_reuse_passive_checker(self._previous_data, (obs, info), before, now)
         self._previous_data = (obs, info)

@@ -403,3 +403,21 @@ def make_vec_with_a_spec_kwarg_clash(gym):
 def pprint_registry_of_an_unknown_namespace(gym):
     gym.pprint_registry(exclude_namespaces=["zzqq"], disable_print=True)
     gym.make("zzqq/Thing-v0")
+
+
+@functools.cache
+def _old_step_api_env_class(gym: ModuleType) -> type:
+    """An env whose ``step`` returns the pre-0.26 4-tuple ``(obs, reward, done, info)``."""
+
+    class OldStepApi(env_class(gym)):
+        def step(self, action):
+            return np.zeros(2, np.float32), 0.0, False, {}
+
+    return OldStepApi
+
+
+@case
+def make_an_env_whose_step_returns_the_old_four_tuple(gym):
+    env = gym.make(spec(gym, entry_point=_old_step_api_env_class(gym)))
+    env.reset(seed=0)
+    env.step(0)
