@@ -40,7 +40,7 @@ from palaestra.envs.registration import (
 from palaestra.spaces.space import Space
 
 # The Gymnasium API it implements (three numbers), then palaestra's release on that API;
-# client code comparing `gym.__version__` takes its Gymnasium 1.4 branch (docs/versions.md).
+# client code comparing `gym.__version__` takes its Gymnasium 1.4 branch (docs/dropin.md).
 __version__ = "1.4.0.0"
 
 __all__ = [

@@ -33,6 +33,7 @@ from typing_extensions import TypeVar
 
 from palaestra import logger, spaces
 from palaestra.utils import RecordConstructorArgs, seeding
+from palaestra.utils.library_name import library_name
 
 if TYPE_CHECKING:
     from palaestra.env_spec import EnvSpec, WrapperSpec
@@ -343,10 +344,11 @@ class Wrapper(
     """
 
     def __init__(self, env: Env[ObsType, ActType]):
-        assert isinstance(env, Env), (
-            f"Expected env to be a `palaestra.Env` but got {type(env)}; wrap a Gymnasium "
-            "environment with `palaestra.compat.from_gymnasium(env)` first."
-        )
+        if not isinstance(env, Env):
+            raise TypeError(
+                f"Expected env to be a `{library_name()}.Env` but got {type(env)}; wrap a "
+                "Gymnasium environment with `palaestra.compat.from_gymnasium(env)` first."
+            )
         self.env = env
         self._action_space: spaces.Space[WrapperActType] | None = None
         self._observation_space: spaces.Space[WrapperObsType] | None = None

@@ -866,7 +866,7 @@ def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
             ]
         },
         {"Performance": "performance.md"},
-        {"Version numbers": "versions.md"},
+        {"Drop-in details": "dropin.md"},
         {"About these docs": "about.md"},
     ]
     return files, nav

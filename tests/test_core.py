@@ -211,7 +211,7 @@ def test_set_wrapper_attr_without_force_does_not_create(env):
 
 
 def test_wrapper_rejects_non_env():
-    with pytest.raises(AssertionError, match=r"Expected env to be a `palaestra\.Env`"):
+    with pytest.raises(TypeError, match=r"Expected env to be a `palaestra\.Env`"):
         Wrapper(object())
 
 

@@ -1,4 +1,4 @@
-"""The version policy (docs/versions.md): client code comparing versions sees Gymnasium 1.4."""
+"""The version policy (docs/dropin.md): client code comparing versions sees Gymnasium 1.4."""
 
 from __future__ import annotations
 
@@ -52,6 +52,6 @@ def test_pyproject_states_the_same_version():
 
 
 def test_the_version_page_examples_hold():
-    page = (ROOT / "docs" / "versions.md").read_text()
+    page = (ROOT / "docs" / "dropin.md").read_text()
     (example,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
-    exec(compile(example, "docs/versions.md", "exec"), {})
+    exec(compile(example, "docs/dropin.md", "exec"), {})

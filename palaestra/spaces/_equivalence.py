@@ -19,6 +19,7 @@ from palaestra.spaces.sequence import Sequence
 from palaestra.spaces.space import Space
 from palaestra.spaces.text import Text
 from palaestra.spaces.tuple import Tuple
+from palaestra.utils.library_name import library_name
 
 
 @singledispatch
@@ -38,7 +39,8 @@ def is_space_dtype_shape_equiv(space_1: Space[Any], space_2: Space[Any]) -> bool
     """
     if isinstance(space_1, Space) and isinstance(space_2, Space):
         raise NotImplementedError(
-            "`check_dtype_shape_equivalence` doesn't support Generic Palaestra Spaces, "
+            "`check_dtype_shape_equivalence` doesn't support Generic "
+            f"{library_name().capitalize()} Spaces, "
             f"such as {space_1}; register its type to support it."
         )
     raise TypeError(f"Expected two spaces, actual types: {type(space_1)}, {type(space_2)}")

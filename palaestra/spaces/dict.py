@@ -13,6 +13,7 @@ import numpy as np
 from palaestra.spaces._checks import reject_mask_and_probability
 from palaestra.spaces._composite import check_mapping_argument, draw_subseeds
 from palaestra.spaces.space import Space
+from palaestra.utils.library_name import library_name
 
 
 def _ordered_spaces(spaces: Any, sort_keys: bool) -> dict[Any, Space[Any]]:
@@ -173,8 +174,8 @@ class Dict(Space[dict], typing.Mapping[str, Space[Any]]):
     def __setitem__(self, key: str, value: Space[Any]) -> None:
         if not isinstance(value, Space):
             raise TypeError(
-                f"Trying to set {key} to Dict space with value that is not a palaestra space, "
-                f"actual type: {type(value)}"
+                f"Trying to set {key} to Dict space with value that is not a {library_name()} "
+                f"space, actual type: {type(value)}"
             )
         self.spaces[key] = value
 

@@ -12,6 +12,7 @@ from palaestra.spaces._composite import check_tuple_argument, draw_subseeds
 from palaestra.spaces.dict import Dict
 from palaestra.spaces.space import Space
 from palaestra.spaces.tuple import Tuple
+from palaestra.utils.library_name import library_name
 
 
 def _element_to_jsonable(space: Space[Any], value: Any) -> Any:
@@ -66,7 +67,8 @@ class OneOf(Space[tuple]):
         for space in self.spaces:
             if not isinstance(space, Space):
                 raise TypeError(
-                    f"{space} does not inherit from `palaestra.Space`. Actual Type: {type(space)}"
+                    f"{space} does not inherit from `{library_name()}.Space`. "
+                    f"Actual Type: {type(space)}"
                 )
         super().__init__(None, None, seed)
 

@@ -11,6 +11,7 @@ import numpy as np
 from palaestra.spaces._checks import reject_mask_and_probability
 from palaestra.spaces._composite import check_tuple_argument, draw_subseeds
 from palaestra.spaces.space import Space
+from palaestra.utils.library_name import library_name
 
 
 class Tuple(Space[tuple], typing.Sequence[Any]):
@@ -36,7 +37,8 @@ class Tuple(Space[tuple], typing.Sequence[Any]):
         for space in self.spaces:
             if not isinstance(space, Space):
                 raise TypeError(
-                    f"{space} does not inherit from `palaestra.Space`. Actual Type: {type(space)}"
+                    f"{space} does not inherit from `{library_name()}.Space`. "
+                    f"Actual Type: {type(space)}"
                 )
         super().__init__(None, None, seed)
 

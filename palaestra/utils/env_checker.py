@@ -36,6 +36,7 @@ import numpy as np
 
 from palaestra import error, logger
 from palaestra.core import Env
+from palaestra.utils.library_name import library_name
 from palaestra.utils.passive_env_checker import (
     check_env_spaces,
     check_is_env,
@@ -491,7 +492,7 @@ def _check_render(env: Env[Any, Any]) -> None:
     if env.spec is None:
         logger.warn(
             "Not able to test alternative render modes due to the environment not having a "
-            "spec. Try instantiating the environment through `palaestra.make`"
+            f"spec. Try instantiating the environment through `{library_name()}.make`"
         )
         return
     for render_mode in env.metadata["render_modes"]:

@@ -27,6 +27,7 @@ import numpy as np
 
 from palaestra import error, logger, spaces
 from palaestra.core import Env, RenderFrame
+from palaestra.utils.library_name import CUSTOM_ENV_DOCS, library_name, not_an_env_message
 
 __all__ = [
     "check_space",
@@ -104,10 +105,10 @@ def check_space(
         if str(type(space).__base__) == "<class 'gym.spaces.space.Space'>":
             raise TypeError(
                 "Gym is incompatible with Gymnasium, please update the environment "
-                f"{space_type}_space to `{spaces.Space}`."
+                f"{space_type}_space to `<class '{library_name()}.spaces.space.Space'>`."
             )
         raise TypeError(
-            f"{space_type} space does not inherit from `palaestra.spaces.Space`, "
+            f"{space_type} space does not inherit from `{library_name()}.spaces.Space`, "
             f"actual type: {type(space)}"
         )
     if isinstance(space, spaces.Box):
@@ -154,9 +155,6 @@ env_observation_space_check = check_observation_space
 env_action_space_check = check_action_space
 
 
-_CUSTOM_ENV_DOCS = "See https://gymnasium.farama.org/introduction/create_custom_env/ for more info."
-
-
 def check_is_env(env: Any) -> None:
     """Check that ``env`` is a :class:`palaestra.Env`.
 
@@ -173,16 +171,7 @@ def check_is_env(env: Any) -> None:
         TypeError: The environment must inherit from the palaestra.Env class, ...
     """
     if not isinstance(env, Env):
-        if str(type(env).__base__) in ("<class 'gym.core.Env'>", "<class 'gym.core.Wrapper'>"):
-            raise TypeError(
-                "Gym is incompatible with Gymnasium, please update the environment class to "
-                f"`palaestra.Env`. {_CUSTOM_ENV_DOCS}"
-            )
-        raise TypeError(
-            "The environment must inherit from the palaestra.Env class, actual class: "
-            f"{type(env)}. {_CUSTOM_ENV_DOCS} Wrap a Gymnasium environment with "
-            "`palaestra.compat.from_gymnasium(env)`."
-        )
+        raise TypeError(not_an_env_message(env))
 
 
 def check_env_spaces(env: Env[Any, Any]) -> None:
@@ -210,7 +199,7 @@ def check_env_spaces(env: Env[Any, Any]) -> None:
     ):
         if not hasattr(env, f"{space_type}_space"):
             raise AttributeError(
-                f"The environment must specify an {space_type} space. {_CUSTOM_ENV_DOCS} "
+                f"The environment must specify an {space_type} space. {CUSTOM_ENV_DOCS} "
                 f"Set e.g. `self.{space_type}_space = spaces.Box(...)` in `__init__`."
             )
         check(getattr(env, f"{space_type}_space"))

@@ -37,6 +37,7 @@ from palaestra.core import (
     own_or_inner,
 )
 from palaestra.utils import seeding
+from palaestra.utils.library_name import library_name
 from palaestra.vector.episodes import SAME_STEP, AutoresetMode, autoreset_mode
 
 if TYPE_CHECKING:
@@ -333,7 +334,7 @@ class VectorWrapper(
     def __init__(self, env: VectorEnv[ObsType, ActType, ArrayType]) -> None:
         if not isinstance(env, VectorEnv):
             raise TypeError(
-                f"Expected env to be a `palaestra.vector.VectorEnv` but got {type(env)}; "
+                f"Expected env to be a `{library_name()}.vector.VectorEnv` but got {type(env)}; "
                 "single environments are wrapped with `palaestra.Wrapper`, or vectorized "
                 "first with `palaestra.make_vec` or `SyncVectorEnv`."
             )

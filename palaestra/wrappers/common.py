@@ -24,7 +24,6 @@ from palaestra.core import ActType, Env, ObsType, RenderFrame, Wrapper
 from palaestra.error import ResetNeeded
 from palaestra.utils.passive_env_checker import (
     check_env_spaces,
-    check_is_env,
     env_data_reuse_passive_checker,
     env_render_passive_checker,
     env_reset_passive_checker,
@@ -191,9 +190,8 @@ class PassiveEnvChecker(Wrapper[ObsType, ActType, ObsType, ActType], RecordConst
     """
 
     def __init__(self, env: Env[ObsType, ActType]):
-        check_is_env(env)
         RecordConstructorArgs.__init__(self)
-        Wrapper.__init__(self, env)
+        Wrapper.__init__(self, env)  # raises the TypeError for an object that is not an Env
         check_env_spaces(env)
 
         self.checked_reset = False

@@ -18,6 +18,7 @@ import numpy as np
 
 from palaestra import spaces
 from palaestra.error import CustomSpaceError, InvalidProbability
+from palaestra.utils.library_name import library_name
 
 __all__ = [
     "RunningMeanStd",
@@ -195,7 +196,8 @@ def create_zero_array(space: spaces.Space) -> Any:
             f"register one with `create_zero_array.register({type(space).__name__})`."
         )
     raise TypeError(
-        f"`create_zero_array` expects a palaestra Space instance, got {type(space)}: {space!r}"
+        f"The space provided to `create_zero_array` is not a {library_name()} Space instance, "
+        f"type: {type(space)}, {space}"
     )
 
 

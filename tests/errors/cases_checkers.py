@@ -276,6 +276,16 @@ def check_env_on_an_old_gym_env(gym):
 
 
 @case
+def check_env_on_a_non_env(gym):
+    checkers(gym)[0].check_env("CartPole-v1")
+
+
+@case
+def passive_env_checker_of_a_non_env(gym):
+    gym.wrappers.PassiveEnvChecker(object())
+
+
+@case
 def check_env_on_a_wrapped_env(gym):
     env = gym.wrappers.ClipReward(make_broken_env(gym, "Sound"), min_reward=-1)
     checkers(gym)[0].check_env(env, skip_render_check=True)

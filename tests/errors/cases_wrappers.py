@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from tests.errors.harness import CaseTable
@@ -76,3 +78,13 @@ def dict_info_to_list_step_info_not_a_dict(gym):
 @case
 def dict_info_to_list_reset_info_not_a_dict(gym):
     gym.wrappers.vector.DictInfoToList(info_stub(gym, [])).reset()
+
+
+@case
+def wrapper_of_a_non_env(gym):
+    gym.Wrapper(object())
+
+
+@case
+def create_zero_array_of_a_non_space(gym):
+    importlib.import_module(f"{gym.__name__}.wrappers.utils").create_zero_array(3)

@@ -28,6 +28,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # the logger's colour codes around a warn
 # Gymnasium naming itself: `gymnasium.spaces.Space`, "a gymnasium space", "Gymnasium Spaces"
 # (not its docs' address, gymnasium.farama.org, which palaestra's messages cite as it is).
 _OWN_NAME = re.compile(r"\b([Gg])ymnasium(?=\.[A-Za-z_]| [Ss]paces?\b)(?!\.farama\.org)")
+# The same inside a repr (`<class 'gymnasium.spaces.box.Box'>`, `module 'gymnasium.wrappers'`),
+# which states the module an object comes from rather than naming an API for the user.
+_REPR_NAME = re.compile(r"(?<=')gymnasium(?=\.[A-Za-z_])")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # object reprs carry a memory address
 # Prose where Gymnasium names itself as the library acting, and palaestra's wording of it.
 SELF_REFERENCES = (
@@ -41,13 +44,25 @@ SELF_REFERENCES = (
 )
 
 
-def normalise(text: str) -> str:
-    """The message as compared: colour codes and addresses gone, self-names made palaestra's."""
+def normalise(text: str, *, rename: bool = True) -> str:
+    """The message as compared: colour codes and addresses gone, self-names made palaestra's.
+
+    ``rename=False`` keeps the prose names (``gymnasium.spaces.Space``, "a gymnasium space")
+    as they are and renames only reprs: the comparison made when palaestra runs under
+    Gymnasium's name and must then name its API as Gymnasium does.
+    """
     text = _ANSI.sub("", text)
     for theirs, ours in SELF_REFERENCES:
         text = text.replace(theirs, ours)
-    text = _OWN_NAME.sub(lambda m: "Palaestra" if m[1] == "G" else "palaestra", text)
+    text = _REPR_NAME.sub("palaestra", text)
+    if rename:
+        text = _OWN_NAME.sub(lambda m: "Palaestra" if m[1] == "G" else "palaestra", text)
     return _ADDRESS.sub(" at 0x?", text)
+
+
+def names_itself(text: str) -> bool:
+    """Whether Gymnasium's ``text`` names its own API in prose (``gymnasium.X``, not a repr)."""
+    return _OWN_NAME.search(_REPR_NAME.sub("palaestra", _ANSI.sub("", text))) is not None
 
 
 def type_key(cls: type) -> tuple[str, str]:
@@ -87,9 +102,16 @@ def _same_or_sub(ours: type, theirs: type) -> bool:
     return any(type_key(cls) == type_key(theirs) for cls in ours.__mro__)
 
 
-def compare(ours: Outcome, theirs: Outcome) -> list[str]:
-    """How palaestra's outcome differs from Gymnasium's; empty when they agree."""
+def compare(ours: Outcome, theirs: Outcome, *, rename: bool = True) -> list[str]:
+    """How palaestra's outcome differs from Gymnasium's; empty when they agree.
+
+    ``rename`` is passed to ``normalise`` for every message compared.
+    """
     problems = []
+
+    def norm(text: str) -> str:
+        return normalise(text, rename=rename)
+
     if theirs.error is None and ours.error is not None:
         problems.append(f"palaestra raised {ours.error!r}, Gymnasium did not")
     elif theirs.error is not None:
@@ -97,25 +119,19 @@ def compare(ours: Outcome, theirs: Outcome) -> list[str]:
             problems.append(f"Gymnasium raised {theirs.error!r}, palaestra did not")
         elif not _same_or_sub(type(ours.error), type(theirs.error)):
             problems.append(f"type: {type(ours.error)} is not {type(theirs.error)}")
-        elif normalise(str(theirs.error)) not in normalise(str(ours.error)):
-            problems.append(
-                f"message: {normalise(str(ours.error))!r} lacks {normalise(str(theirs.error))!r}"
-            )
+        elif norm(str(theirs.error)) not in norm(str(ours.error)):
+            problems.append(f"message: {norm(str(ours.error))!r} lacks {norm(str(theirs.error))!r}")
     unmatched = list(ours.warnings)
     for category, text in theirs.warnings:
         match = next(
-            (
-                w
-                for w in unmatched
-                if _same_or_sub(w[0], category) and normalise(text) in normalise(w[1])
-            ),
+            (w for w in unmatched if _same_or_sub(w[0], category) and norm(text) in norm(w[1])),
             None,
         )
         if match is None:
-            problems.append(f"missing warning {category.__name__}: {normalise(text)!r}")
+            problems.append(f"missing warning {category.__name__}: {norm(text)!r}")
         else:
             unmatched.remove(match)
-    problems.extend(f"extra warning {c.__name__}: {normalise(m)!r}" for c, m in unmatched)
+    problems.extend(f"extra warning {c.__name__}: {norm(m)!r}" for c, m in unmatched)
     return problems
 
 

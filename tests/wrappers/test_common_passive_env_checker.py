@@ -41,8 +41,9 @@ def test_a_missing_space_fails_at_construction(case, message):
         checked(case)
 
 
-def test_a_non_env_fails_at_construction():
-    with pytest.raises(TypeError, match=r"must inherit from the palaestra\.Env class"):
+def test_a_non_env_fails_at_construction_as_any_wrapper_does():
+    # Gymnasium's Wrapper.__init__ rejects it before the checker's own Env check can run.
+    with pytest.raises(TypeError, match=r"Expected env to be a `palaestra\.Env`"):
         PassiveEnvChecker(make_broken_env(palaestra, "NotAnEnv"))
 
 

@@ -10,6 +10,7 @@ from palaestra import error, logger
 from palaestra.envs.registration._ids import get_env_id, parse_env_id
 from palaestra.envs.registration._registry import find_highest_version, registry, specs_named
 from palaestra.envs.registration._specs import EnvSpec
+from palaestra.utils.library_name import library_name
 
 
 def spec(env_id: str) -> EnvSpec:
@@ -85,8 +86,8 @@ def find_spec(env_id: str) -> EnvSpec:
         _check_version_exists(ns, name, version)
         raise error.Error(
             f"No registered env with id: {env_name}. Did you register it, or import the package "
-            "that registers it? Use `palaestra.pprint_registry()` to see all of the registered "
-            "environments."
+            f"that registers it? Use `{library_name()}.pprint_registry()` to see all of the "
+            "registered environments."
         )
     return env_spec
 

@@ -13,6 +13,7 @@ from palaestra.envs.registration._loading import load_env_creator, resolve_creat
 from palaestra.envs.registration._lookup import find_spec
 from palaestra.envs.registration._render_modes import declared_render_modes, plan_rendering
 from palaestra.envs.registration._specs import EnvSpec, WrapperSpec
+from palaestra.utils.library_name import library_name, not_an_env_message
 
 
 def make(
@@ -123,32 +124,8 @@ def _instantiate(
             f"{e} was raised from the environment creator for {env_spec.id} with kwargs ({kwargs})"
         ) from e
     if not isinstance(env, Env):
-        raise TypeError(_not_an_env_message(env))
+        raise TypeError(not_an_env_message(env))
     return env
-
-
-_CUSTOM_ENV_DOCS = "See https://gymnasium.farama.org/introduction/create_custom_env/ for more info."
-_OLD_GYM_BASES = ("<class 'gym.core.Env'>", "<class 'gym.core.Wrapper'>")
-
-
-def _not_an_env_message(env: Any) -> str:
-    if str(type(env).__base__) in _OLD_GYM_BASES:
-        return (
-            "Gym is incompatible with Gymnasium, please update the environment class to "
-            f"`palaestra.Env`. {_CUSTOM_ENV_DOCS}"
-        )
-    module = type(env).__module__.split(".")[0]
-    if module in ("gym", "gymnasium"):
-        return (
-            f"The environment must inherit from the palaestra.Env class, actual class: "
-            f"{type(env)}. {_CUSTOM_ENV_DOCS} It comes from `{module}`: port the class to "
-            "`palaestra.Env` (usually by changing its import to `import palaestra as gym`) or "
-            "wrap it with `palaestra.compat.from_gymnasium(env)`."
-        )
-    return (
-        f"The environment must inherit from the palaestra.Env class, actual class: {type(env)}. "
-        f"{_CUSTOM_ENV_DOCS} Subclass `palaestra.Env` and implement `reset` and `step`."
-    )
 
 
 def _check_prior_wrappers(env_spec: EnvSpec, env: Env) -> int:
@@ -200,6 +177,7 @@ def _apply_wrapper_spec(env: Env, wrapper_spec: WrapperSpec) -> Env:
     if wrapper_spec.kwargs is None:
         raise ValueError(
             f"{wrapper_spec.name} wrapper does not inherit from "
-            "`palaestra.utils.RecordConstructorArgs`, therefore, the wrapper cannot be recreated."
+            f"`{library_name()}.utils.RecordConstructorArgs`, therefore, the wrapper cannot be "
+            "recreated."
         )
     return load_env_creator(wrapper_spec.entry_point)(env=env, **wrapper_spec.kwargs)

@@ -47,6 +47,7 @@ from palaestra.spaces import (
     Text,
     Tuple,
 )
+from palaestra.utils.library_name import library_name
 
 __all__ = [
     "batch_space",
@@ -62,7 +63,7 @@ _UNSTACKABLE = (Graph, Text, Sequence, OneOf)
 
 def _not_a_space(function: str, space: Any) -> TypeError:
     return TypeError(
-        f"The space provided to `{function}` is not a palaestra Space instance, "
+        f"The space provided to `{function}` is not a {library_name()} Space instance, "
         f"type: {type(space)}, {space}"
     )
 
