@@ -130,9 +130,13 @@ class EnvSpec:
             del fields[derived]
         for key, value in fields.items():
             if callable(value):
+                # Imported here so that this module stays a leaf of the import graph.
+                from palaestra.utils.library_name import acting_name
+
                 raise ValueError(
                     f"Callable found in {self.id} for {key} attribute with value={value}. "
-                    "Currently, palaestra does not support serialising callables. "
+                    f"Currently, {acting_name('Gymnasium')} does not support serialising "
+                    "callables. "
                     "Register the entry point as a 'module:Attr' string instead."
                 )
         return json.dumps(fields)

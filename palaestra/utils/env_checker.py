@@ -36,7 +36,7 @@ import numpy as np
 
 from palaestra import error, logger
 from palaestra.core import Env
-from palaestra.utils.library_name import library_name
+from palaestra.utils.library_name import acting_name, library_name
 from palaestra.utils.passive_env_checker import (
     check_env_spaces,
     check_is_env,
@@ -281,7 +281,8 @@ def check_seed_deprecation(env: Env[Any, Any]) -> None:
     if callable(getattr(env, "seed", None)):
         logger.warn(
             "Official support for the `seed` function is dropped. Standard practice is to "
-            "reset palaestra environments using `env.reset(seed=<desired seed>)`"
+            f"reset {acting_name('gymnasium')} environments using "
+            "`env.reset(seed=<desired seed>)`"
         )
 
 

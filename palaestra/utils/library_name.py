@@ -30,6 +30,22 @@ def library_name() -> str:
     )
 
 
+def acting_name(gymnasium_word: str) -> str:
+    """Name the library acting in a message: Gymnasium's own word when standing in for it.
+
+    Gymnasium's messages call the library "Gymnasium", "gymnasium" or "Gym" depending on the
+    sentence; standing in, palaestra repeats that word, otherwise it says ``"palaestra"``.
+
+    Args:
+        gymnasium_word: the word Gymnasium's message uses at this place.
+
+    Example:
+        >>> f"Currently, {acting_name('Gymnasium')} does not support serialising callables."
+        'Currently, palaestra does not support serialising callables.'
+    """
+    return gymnasium_word if library_name() == "gymnasium" else "palaestra"
+
+
 def not_an_env_message(env: Any) -> str:
     """Say that ``env`` is not an ``Env``: Gymnasium's text, then what to do.
 

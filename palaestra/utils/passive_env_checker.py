@@ -27,7 +27,12 @@ import numpy as np
 
 from palaestra import error, logger, spaces
 from palaestra.core import Env, RenderFrame
-from palaestra.utils.library_name import CUSTOM_ENV_DOCS, library_name, not_an_env_message
+from palaestra.utils.library_name import (
+    CUSTOM_ENV_DOCS,
+    acting_name,
+    library_name,
+    not_an_env_message,
+)
 
 __all__ = [
     "check_space",
@@ -418,7 +423,8 @@ def _warn_about_reset_signature(env: Env[Any, Any]) -> None:
     parameters = inspect.signature(env.reset).parameters
     if not reset_accepts(env, "seed"):
         logger.deprecation(
-            "Current palaestra version requires that `Env.reset` can be passed a `seed` "
+            f"Current {acting_name('gymnasium')} version requires that `Env.reset` can be passed "
+            "a `seed` "
             "instead of using `Env.seed` for resetting the environment random number generator."
         )
     elif "seed" in parameters and parameters["seed"].default is not None:
@@ -429,7 +435,8 @@ def _warn_about_reset_signature(env: Env[Any, Any]) -> None:
         )
     if not reset_accepts(env, "options"):
         logger.deprecation(
-            "Current palaestra version requires that `Env.reset` can be passed `options` to "
+            f"Current {acting_name('gymnasium')} version requires that `Env.reset` can be passed "
+            "`options` to "
             "allow the environment initialisation to be passed additional information."
         )
 

@@ -47,13 +47,14 @@ SELF_REFERENCES = (
 def normalise(text: str, *, rename: bool = True) -> str:
     """The message as compared: colour codes and addresses gone, self-names made palaestra's.
 
-    ``rename=False`` keeps the prose names (``gymnasium.spaces.Space``, "a gymnasium space")
-    as they are and renames only reprs: the comparison made when palaestra runs under
-    Gymnasium's name and must then name its API as Gymnasium does.
+    ``rename=False`` keeps the prose names (``gymnasium.spaces.Space``, "a gymnasium space",
+    "Current gymnasium version") as they are and renames only reprs: the comparison made when
+    palaestra runs under Gymnasium's name and must then name itself as Gymnasium does.
     """
     text = _ANSI.sub("", text)
-    for theirs, ours in SELF_REFERENCES:
-        text = text.replace(theirs, ours)
+    if rename:
+        for theirs, ours in SELF_REFERENCES:
+            text = text.replace(theirs, ours)
     text = _REPR_NAME.sub("palaestra", text)
     if rename:
         text = _OWN_NAME.sub(lambda m: "Palaestra" if m[1] == "G" else "palaestra", text)
@@ -61,8 +62,10 @@ def normalise(text: str, *, rename: bool = True) -> str:
 
 
 def names_itself(text: str) -> bool:
-    """Whether Gymnasium's ``text`` names its own API in prose (``gymnasium.X``, not a repr)."""
-    return _OWN_NAME.search(_REPR_NAME.sub("palaestra", _ANSI.sub("", text))) is not None
+    """Whether Gymnasium's ``text`` names itself in prose (``gymnasium.X``, not in a repr)."""
+    text = _REPR_NAME.sub("palaestra", _ANSI.sub("", text))
+    own_words = any(theirs in text for theirs, _ in SELF_REFERENCES)
+    return own_words or _OWN_NAME.search(text) is not None
 
 
 def type_key(cls: type) -> tuple[str, str]:

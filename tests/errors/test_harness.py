@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.errors.harness import Outcome, compare, normalise
+from tests.errors.harness import Outcome, compare, names_itself, normalise
 
 
 def test_the_same_outcome_agrees():
@@ -62,3 +62,16 @@ def test_normalise_makes_gymnasiums_self_names_palaestras():
 def test_normalise_leaves_other_mentions_of_gymnasium_alone():
     text = "See https://gymnasium.farama.org for more info about Gymnasium"
     assert normalise(text) == text
+
+
+def test_normalise_without_rename_keeps_prose_names_and_renames_reprs():
+    text = "not a gymnasium space: <class 'gymnasium.spaces.box.Box'>; Current gymnasium version"
+    assert normalise(text, rename=False) == (
+        "not a gymnasium space: <class 'palaestra.spaces.box.Box'>; Current gymnasium version"
+    )
+
+
+def test_a_message_names_itself_in_prose_not_in_a_repr():
+    assert names_itself("does not inherit from `gymnasium.spaces.Space`")
+    assert names_itself("Current gymnasium version requires that `Env.reset` can be passed")
+    assert not names_itself("Expects all spaces, actual: [<class 'gymnasium.spaces.box.Box'>]")

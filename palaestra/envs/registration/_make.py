@@ -13,7 +13,7 @@ from palaestra.envs.registration._loading import load_env_creator, resolve_creat
 from palaestra.envs.registration._lookup import find_spec
 from palaestra.envs.registration._render_modes import declared_render_modes, plan_rendering
 from palaestra.envs.registration._specs import EnvSpec, WrapperSpec
-from palaestra.utils.library_name import library_name, not_an_env_message
+from palaestra.utils.library_name import acting_name, library_name, not_an_env_message
 
 
 def make(
@@ -115,7 +115,8 @@ def _instantiate(
         ):
             raise error.Error(
                 f"You passed render_mode='human' although {env_spec.id} doesn't implement "
-                "human-rendering natively. palaestra tried to apply the HumanRendering wrapper "
+                f"human-rendering natively. {acting_name('Gym')} tried to apply the HumanRendering "
+                "wrapper "
                 "but it looks like your environment is using the old rendering API, which is not "
                 "supported by the HumanRendering wrapper. Accept a `render_mode` argument in the "
                 "environment's constructor."
