@@ -43,6 +43,17 @@ from palaestra import error
 from palaestra.core import Wrapper
 from palaestra.vector import VectorEnv, VectorWrapper
 
+# numpy 2 writes scalars as ``np.float64(inf)``; the messages show values as numbers (``inf``),
+# as numpy 1 did, and arrays as ``array([nan], dtype=float32)`` either way.
+_PLAIN_SCALARS = {"legacy": "1.25"} if int(np.__version__.split(".")[0]) >= 2 else {}
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)`` with numpy scalars (alone or inside containers) as plain numbers."""
+    with np.printoptions(**_PLAIN_SCALARS):
+        return repr(value)
+
+
 ON_PROBLEM_CHOICES = ("raise", "warn")
 
 FIXES = {
@@ -172,9 +183,9 @@ def find_problem(value: Any, space: Any, what: str) -> str | None:
     """
     array = np.asarray(value) if not isinstance(value, (dict, tuple)) else None
     if array is not None and array.dtype.kind in "fc" and not np.all(np.isfinite(array)):
-        return f"non-finite {what}: {value!r} contains NaN or inf"
+        return f"non-finite {what}: {_shown(value)} contains NaN or inf"
     if space is not None and not space.contains(value):
-        return f"{what} out of space: {value!r} is not in {space}"
+        return f"{what} out of space: {_shown(value)} is not in {space}"
     return None
 
 
@@ -263,7 +274,7 @@ class DiagnosticsWrapper(Wrapper):
         observation, reward, terminated, truncated, info = result
         self._check(observation, self.observation_space, "observation", step)
         if not math.isfinite(float(reward)):
-            self.reporter.report("reward", f"non-finite reward at step {step}: {reward!r}.")
+            self.reporter.report("reward", f"non-finite reward at step {step}: {_shown(reward)}.")
         return observation, reward, terminated, truncated, info
 
     def _check(self, value: Any, space: Any, what: str, step: int) -> None:
@@ -329,7 +340,7 @@ class VectorDiagnosticsWrapper(VectorWrapper):
             index = int(bad[0])
             self.reporter.report(
                 "reward",
-                f"non-finite reward at step {step} in sub-env {index}: {rewards[index]!r}.",
+                f"non-finite reward at step {step} in sub-env {index}: {_shown(rewards[index])}.",
             )
         return observations, rewards, terminated, truncated, info
 

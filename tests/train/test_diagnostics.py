@@ -17,6 +17,7 @@ from palaestra.train.diagnostics import (
     StepTimeoutError,
     TrainingMonitor,
     VectorDiagnosticsWrapper,
+    find_problem,
 )
 
 
@@ -123,6 +124,23 @@ def test_vector_wrapper_names_the_sub_env():
     envs.step(np.zeros(3, np.int64))
     with pytest.raises(DiagnosticsError, match="non-finite observation at step 3 in sub-env 1"):
         envs.step(np.zeros(3, np.int64))
+
+
+def test_vector_non_finite_reward_is_shown_as_a_plain_number():
+    # The batched rewards are numpy scalars, which numpy 2 would write as np.float64(inf).
+    def make(index):
+        return lambda: FaultyEnv(bad_step=1, bad_reward=math.inf if index == 1 else None)
+
+    envs = DiagnosticsWrapper(gym.vector.SyncVectorEnv([make(0), make(1)]))
+    envs.reset(seed=0)
+    with pytest.raises(DiagnosticsError, match=r"at step 1 in sub-env 1: inf\.\n"):
+        envs.step(np.zeros(2, np.int64))
+
+
+def test_a_scalar_observation_is_shown_as_a_plain_number():
+    assert find_problem(np.float64(np.inf), None, "observation") == (
+        "non-finite observation: inf contains NaN or inf"
+    )
 
 
 def test_vector_out_of_bound_action_names_the_sub_env():
