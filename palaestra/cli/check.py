@@ -171,16 +171,47 @@ def quiet_headless_sdl() -> None:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 
+def without_window_modes(env: Any, no_window: str | None) -> list[str]:
+    """Leave ``render_mode="human"`` out of the render checks of ``env`` when no window can open.
+
+    ``human`` draws into a window; where ``no_window`` says why there is none (see
+    :func:`palaestra.cli.play.display_problem`), checking it can only fail, so the checked
+    env instance lists its other modes only. Returns the modes left out.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env = gym.make("CartPole-v1").unwrapped
+        >>> without_window_modes(env, "no display"), env.metadata["render_modes"]
+        (['human'], ['rgb_array'])
+        >>> without_window_modes(gym.make("CartPole-v1").unwrapped, None)
+        []
+    """
+    modes = list(getattr(env, "metadata", {}).get("render_modes", []))
+    if no_window is None or "human" not in modes:
+        return []
+    env.metadata = {**env.metadata, "render_modes": [mode for mode in modes if mode != "human"]}
+    return ["human"]
+
+
 def run(args: argparse.Namespace) -> int:
     """Check the env named by ``args.target``; return 0 when it passes, 1 otherwise."""
+    from palaestra.cli.play import display_problem
+
+    no_window = display_problem()  # read before SDL is pointed at its dummy (windowless) driver
     quiet_headless_sdl()
     env = load_env(args.target)
+    skipped = [] if args.skip_render else without_window_modes(env, no_window)
     try:
         report = find_problems(env, skip_render=args.skip_render)
     finally:
         env.close()
     for message in report.warnings:
         print(f"warning: {message}")
+    for mode in skipped:
+        print(
+            f"skipped: render_mode={mode!r} needs a window and this machine has none "
+            f"({no_window}); run under a display (e.g. `xvfb-run`) to check it"
+        )
     if not report.errors:
         print(f"OK: {args.target} follows the palaestra API")
         return 0

@@ -76,3 +76,67 @@ def test_unimportable_module_is_a_usage_error(capsys):
 def test_class_needing_arguments_is_a_usage_error(capsys):
     assert main(["check", f"{__name__}:NeedsArguments"]) == 2
     assert "without arguments" in capsys.readouterr().err
+
+
+class WindowOnlyHuman(gym.Env):
+    """Renders rgb_array anywhere; its ``human`` mode fails without a display, as MuJoCo's does."""
+
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 4}
+
+    def __init__(self, render_mode=None):
+        self.observation_space = spaces.Box(0.0, 1.0, (2,), np.float32)
+        self.action_space = spaces.Discrete(2)
+        self.render_mode = render_mode
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.zeros(2, np.float32), {}
+
+    def step(self, action):
+        return np.zeros(2, np.float32), 0.0, False, False, {}
+
+    def render(self):
+        if self.render_mode == "human":
+            raise RuntimeError("render_mode='human' opens a window and needs a display")
+        return np.zeros((8, 8, 3), np.uint8)
+
+
+WINDOW_ONLY_ID = "CheckCliWindowOnlyHuman-v0"
+
+
+@pytest.fixture
+def window_only_id():
+    gym.register(WINDOW_ONLY_ID, entry_point=f"{__name__}:WindowOnlyHuman")
+    yield WINDOW_ONLY_ID
+    del gym.registry[WINDOW_ONLY_ID]
+
+
+@pytest.fixture
+def headless(monkeypatch):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    # Set (not deleted) so that the command's setdefault of SDL's dummy driver does not leak.
+    monkeypatch.setenv("SDL_VIDEODRIVER", "")
+
+
+def test_headless_check_skips_the_human_mode_says_so_and_passes(headless, window_only_id, capsys):
+    assert main(["check", window_only_id]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "skipped: render_mode='human' needs a window and this machine has none (no display" in out
+    )
+    assert f"OK: {window_only_id} follows the palaestra API" in out
+
+
+def test_with_a_display_the_human_mode_is_checked(headless, window_only_id, monkeypatch, capsys):
+    monkeypatch.setenv("DISPLAY", ":0")
+    assert main(["check", window_only_id]) == 1
+    out = capsys.readouterr().out
+    assert "skipped" not in out
+    assert "- RuntimeError: render_mode='human' opens a window and needs a display" in out
+
+
+def test_headless_check_of_a_mujoco_env_passes(headless, capsys):
+    pytest.importorskip("mujoco")
+    assert main(["check", "InvertedPendulum-v5"]) == 0
+    assert "skipped: render_mode='human'" in capsys.readouterr().out
