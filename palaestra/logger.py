@@ -79,6 +79,10 @@ def deprecation(msg: str, *args: object) -> None:
 
 
 def error(msg: str, *args: object) -> None:
-    """Print a red error message to stdout when the level allows."""
+    """Issue a red ``ERROR:`` :class:`UserWarning` when the level allows, as Gymnasium does.
+
+    Being a warning, it can be recorded (``warnings.catch_warnings``) or turned into an
+    exception (``-W error``) like every other message of the logger.
+    """
     if min_level <= ERROR:
-        print(colorize(f"ERROR: {msg % args}", "red"), file=sys.stdout)
+        warnings.warn(colorize(f"ERROR: {msg % args}", "red"), stacklevel=3)

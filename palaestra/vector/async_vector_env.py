@@ -471,12 +471,14 @@ class AsyncVectorEnv(
             self._state = AsyncState.DEFAULT
             self._release(0.0)
             return
-        if self._state is not AsyncState.DEFAULT and grace > 0:
+        if self._state is not AsyncState.DEFAULT:
+            # Warned even when terminating, as Gymnasium does; only a graceful close waits.
             logger.warn(
                 f"Calling `close` while waiting for a pending call to `{self._state.value}` "
                 "to complete."
             )
-            self._finish_pending_call(grace)
+            if grace > 0:
+                self._finish_pending_call(grace)
         self._state = AsyncState.DEFAULT
         self._release(grace)
 
@@ -589,6 +591,7 @@ class AsyncVectorEnv(
             self._workers.forget(pipe_index)
             self._workers.failed.add(pipe_index)
         # Gymnasium raises the last failure it reads; the others are named in the message.
+        logger.error("Raising the last exception back to the main process.")
         error = rebuild_exception(reports[-1], repr(self))
         if len(reports) > 1:
             others = [report.index for report in reports[:-1]]
