@@ -1,5 +1,7 @@
 """OrderEnforcing forbids step and render before the first reset."""
 
+import importlib
+
 import pytest
 
 import palaestra
@@ -72,3 +74,22 @@ def test_error_type_matches_gymnasium_by_name():
     with pytest.raises(ResetNeeded) as our_error:
         ours.step(0)
     assert str(our_error.value) == str(their_error.value)
+
+
+@pytest.mark.parametrize("library", ["gymnasium", "palaestra"])
+def test_order_enforcing_of_a_cartpole_built_in_rgb_array_list_mode(library):
+    # Gymnasium's own check of the wrapper, run on both libraries: the env is built without
+    # make (so without the frame collector) in a mode its canvas must still draw.
+    gym = pytest.importorskip(library)
+    cartpole = importlib.import_module(f"{library}.envs.classic_control").CartPoleEnv
+    env = gym.wrappers.OrderEnforcing(cartpole(render_mode="rgb_array_list"))
+    for call in (lambda: env.step(0), env.render):
+        with pytest.raises(gym.error.ResetNeeded):
+            call()
+    assert env.has_reset is False
+    env.reset(seed=0)
+    env.step(0)
+    env.render()
+    assert env.has_reset is True
+    unordered = cartpole(render_mode="rgb_array_list")
+    gym.wrappers.OrderEnforcing(unordered, disable_render_order_enforcing=True).render()

@@ -80,14 +80,14 @@ class Canvas:
     Args:
         width: frame width in pixels.
         height: frame height in pixels.
-        render_mode: ``"human"`` opens a window paced at ``fps``; ``"rgb_array"`` returns
-            frames from :meth:`finish`.
+        render_mode: ``"human"`` opens a window paced at ``fps``; any other mode (``"rgb_array"``,
+            or ``"rgb_array_list"`` for an env built without ``make``'s frame collector) draws
+            off screen and returns frames from :meth:`finish`, as Gymnasium's envs do.
         fps: frames per second of the ``"human"`` window.
         title: the window's caption.
 
     Raises:
         DependencyNotInstalled: if pygame is missing.
-        ValueError: for a render mode other than ``"human"`` and ``"rgb_array"``.
 
     Example:
         >>> canvas = Canvas(8, 6, render_mode="rgb_array", fps=30)
@@ -99,10 +99,6 @@ class Canvas:
     def __init__(
         self, width: int, height: int, render_mode: str, fps: float, title: str = "palaestra"
     ):
-        if render_mode not in ("human", "rgb_array"):
-            raise ValueError(
-                f"Canvas render_mode must be 'human' or 'rgb_array', got {render_mode!r}."
-            )
         self.pygame = import_pygame()
         from pygame import gfxdraw
 
@@ -152,7 +148,7 @@ class Canvas:
         In ``"human"`` mode the window is opened on first use, the frame is displayed and the
         call sleeps to keep ``fps``; it returns ``None``.
         """
-        if self.render_mode == "rgb_array":
+        if self.render_mode != "human":
             return np.transpose(self.pygame.surfarray.array3d(self.surface), (1, 0, 2))
         if self.window is None:
             self.pygame.display.init()

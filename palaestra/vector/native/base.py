@@ -72,7 +72,8 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     Args:
         num_envs: the number of sub-environments.
         max_episode_steps: truncate episodes after this many steps (``None``: never).
-        render_mode: ``None`` or ``"rgb_array"`` (``render`` returns one frame per sub-env).
+        render_mode: ``None`` or ``"rgb_array"`` (``render`` returns one frame per sub-env);
+            ``"rgb_array_list"`` renders the same.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
         accelerator: ``"auto"``, ``"numpy"`` or ``"numba"`` (compiled dynamics where the
             subclass has them, and compiled random draws; needs the ``fast`` extra). ``None``
@@ -108,7 +109,9 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ):
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}.")
-        if render_mode not in (None, "rgb_array"):
+        # "rgb_array_list" renders as "rgb_array" (one frame per sub-env), as Gymnasium's
+        # CartPoleVectorEnv does, so its vector HumanRendering works on either.
+        if render_mode not in (None, "rgb_array", "rgb_array_list"):
             raise ValueError(
                 f"{type(self).__name__} renders with render_mode=None or 'rgb_array', got "
                 f"{render_mode!r}; for a window, render one sub-environment made with make()."

@@ -184,9 +184,11 @@ class HumanRendering(_HumanDisplay, VectorWrapper, RecordConstructorArgs):
                 f"got {frames!r:.80}"
             )
         if not all(isinstance(frame, np.ndarray) for frame in frames):
-            raise TypeError(
-                "Expected `env.render()` to return numpy arrays, actually returned "
-                f"{[type(frame) for frame in frames]}"
+            # AssertionError, with Gymnasium's text: what its vector HumanRendering raises.
+            raise AssertionError(
+                "Expected `env.render()` to return a numpy array, actually returned "
+                f"{[type(frame) for frame in frames]} (a vector env of sub-envs made with "
+                "render_mode='rgb_array_list' renders lists; use 'rgb_array')"
             )
         if self.scaled_subenv_size is None:
             self._plan_layout(*frames[0].shape[:2])

@@ -141,9 +141,12 @@ def test_missing_pygame_raises_dependency_not_installed_naming_the_extra(monkeyp
         env.render()
 
 
-def test_canvas_rejects_unknown_modes():
-    with pytest.raises(ValueError, match="'ansi'"):
-        Canvas(10, 10, render_mode="ansi", fps=30)
+def test_an_env_built_without_make_in_rgb_array_list_mode_draws_off_screen():
+    # Gymnasium's envs draw on a surface in every mode but "human"; make() adds the collector.
+    env = CartPoleEnv(render_mode="rgb_array_list")
+    env.reset(seed=0)
+    assert env.render().shape == (400, 600, 3)
+    assert not pygame.display.get_init()
 
 
 def test_canvas_draws_with_the_y_axis_up():

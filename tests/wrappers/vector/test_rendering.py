@@ -201,3 +201,27 @@ class TestHumanRendering:
     def test_non_image_render_mode_is_rejected(self):
         with pytest.raises(ValueError, match=r"Expected env\.render_mode to be one of"):
             HumanRendering(SyncVectorEnv([partial(FrameEnv, render_mode=None)]))
+
+
+@pytest.mark.parametrize("library", ["gymnasium", "palaestra"])
+def test_human_rendering_of_a_native_cartpole_in_rgb_array_list_mode(library):
+    # Gymnasium's CartPoleVectorEnv draws one frame per sub-env in either rgb mode.
+    lib = pytest.importorskip(library)
+    envs = lib.make_vec(
+        "CartPole-v1", 2, vectorization_mode="vector_entry_point", render_mode="rgb_array_list"
+    )
+    shown = lib.wrappers.vector.HumanRendering(envs)
+    shown.reset(seed=0)
+    shown.step(np.array([0, 1]))
+    assert [frame.shape for frame in envs.render()] == [(400, 600, 3)] * 2
+    shown.close()
+
+
+@pytest.mark.parametrize("library", ["gymnasium", "palaestra"])
+def test_human_rendering_of_sub_envs_collecting_frames_fails_as_in_gymnasium(library):
+    lib = pytest.importorskip(library)
+    envs = lib.make_vec("CartPole-v1", 2, vectorization_mode="sync", render_mode="rgb_array_list")
+    shown = lib.wrappers.vector.HumanRendering(envs)
+    with pytest.raises(AssertionError, match=r"Expected `env.render\(\)` to return a numpy array"):
+        shown.reset(seed=0)
+    shown.close()
