@@ -116,3 +116,38 @@ def test_a_patched_clock_gives_the_same_numbers_as_gymnasium(ticking_clock, run)
 def _reset(env):
     env.reset(seed=0)
     return env
+
+
+def _counted_cartpole(gym):
+    """CartPole with its action space seeded, counting its resets and steps."""
+
+    class Counted(gym.Wrapper):
+        resets = steps = 0
+
+        def reset(self, **kwargs):
+            self.resets += 1
+            return super().reset(**kwargs)
+
+        def step(self, action):
+            self.steps += 1
+            return super().step(action)
+
+    env = Counted(gym.make("CartPole-v1"))
+    env.action_space.seed(3)
+    return env
+
+
+def test_benchmark_step_resets_and_draws_actions_as_gymnasium_does(ticking_clock):
+    gymnasium = pytest.importorskip("gymnasium")
+    from gymnasium.utils import performance as gymnasium_performance
+
+    envs = []
+    for gym, benchmark in (
+        (gymnasium, gymnasium_performance.benchmark_step),
+        (palaestra, benchmark_step),
+    ):
+        envs.append(_counted_cartpole(gym))
+        benchmark(envs[-1], target_duration=0.4, seed=0)
+    theirs, ours = envs
+    assert (ours.resets, ours.steps) == (theirs.resets, theirs.steps)
+    assert ours.resets > 3
