@@ -37,6 +37,7 @@ __all__ = [
     "PlayPlot",
     "DEFAULT_KEYS_TO_ACTION",
     "default_keys_to_action",
+    "env_keys_to_action",
 ]
 
 # pygame prints a banner on import unless told not to; play's output should be the game only.
@@ -84,11 +85,11 @@ def _import_pygame() -> Any:
 
 
 def default_keys_to_action(env: Env) -> dict:
-    """Find ``env``'s key mapping: the built-in one for its id, else its ``get_keys_to_action()``.
+    """Find a key mapping for ``env``: the built-in one for its id, else the env's own.
 
-    The built-in table comes first because it is known to work with pygame 2 key codes (the
-    classic envs' own mappings follow Gymnasium's, whose MountainCar uses pygame 1 arrow codes
-    and an empty combination that ``play`` rejects).
+    This is what ``palaestra play ENV_ID`` uses. :func:`play` itself, like Gymnasium's, only
+    asks the env (``get_keys_to_action()``) when it is given no mapping. The built-in table is
+    known to work with pygame 2 key codes (the classic envs' own mappings follow Gymnasium's).
 
     Args:
         env: the (possibly wrapped) environment.
@@ -102,11 +103,29 @@ def default_keys_to_action(env: Env) -> dict:
 
     Example:
         >>> import palaestra as gym
-        >>> default_keys_to_action(gym.make("MountainCar-v0"))[()]
+        >>> default_keys_to_action(gym.make("CartPole-v1"))[(1073741903,)]  # right arrow
         1
     """
     if env.spec is not None and env.spec.id in DEFAULT_KEYS_TO_ACTION:
         return DEFAULT_KEYS_TO_ACTION[env.spec.id]
+    return env_keys_to_action(env)
+
+
+def env_keys_to_action(env: Env) -> dict:
+    """Return ``env.get_keys_to_action()`` (through wrappers): :func:`play`'s default mapping.
+
+    Args:
+        env: the (possibly wrapped) environment.
+
+    Raises:
+        MissingKeysToAction: if the env has no ``get_keys_to_action``.
+        ValueError: if it has none and no spec to name it by.
+
+    Example:
+        >>> import palaestra as gym
+        >>> env_keys_to_action(gym.make("MountainCar-v0"))[()]
+        1
+    """
     if env.has_wrapper_attr("get_keys_to_action"):
         return env.get_wrapper_attr("get_keys_to_action")()
     if env.spec is None:
@@ -116,7 +135,8 @@ def default_keys_to_action(env: Env) -> dict:
         )
     raise MissingKeysToAction(
         f"{env.spec.id} does not have explicit key to action mapping, please specify one "
-        "manually, e.g. `play(env, keys_to_action={'a': 0, 'd': 1})`"
+        "manually, e.g. `play(env, keys_to_action={'a': 0, 'd': 1})` (the mapping "
+        "`palaestra play` uses: `palaestra.utils.play.default_keys_to_action(env)`)"
     )
 
 
@@ -191,7 +211,7 @@ class PlayableGame:
         pygame = _import_pygame()
         self.env = env
         if keys_to_action is None:
-            keys_to_action = default_keys_to_action(env)
+            keys_to_action = env_keys_to_action(env)
         if not isinstance(keys_to_action, dict):
             raise TypeError(f"keys_to_action must be a dictionary, got {type(keys_to_action)}")
         self.relevant_keys: set[int] = {key for keys in keys_to_action for key in keys}
@@ -292,8 +312,9 @@ def play(
         keys_to_action: key combination -> action. A combination is a key code, a character,
             a tuple of either, or a string of characters (``"wa"``: w and a together); the
             empty combination ``()`` names the action while no key is held (Gymnasium rejects
-            it, although its MountainCar mapping uses it). If ``None``, the built-in mapping
-            for the env's id, else the env's ``get_keys_to_action()``.
+            it, although its MountainCar mapping uses it). If ``None``, the env's
+            ``get_keys_to_action()``, as in Gymnasium (:func:`default_keys_to_action` also
+            knows the classic-control envs).
         seed: the seed of every reset.
         noop: the action when no mapped combination is held (a mapping for the empty
             combination ``()`` takes precedence when no key is held).
@@ -314,13 +335,13 @@ def play(
         ...     if quit_after_three.steps == 3:
         ...         pygame.event.post(pygame.event.Event(pygame.QUIT))
         >>> quit_after_three.steps = 0
-        >>> play(env, fps=1000, seed=0, callback=quit_after_three)
+        >>> play(env, keys_to_action={"a": 0, "d": 1}, fps=1000, seed=0, callback=quit_after_three)
         >>> quit_after_three.steps
         3
     """
     env.reset(seed=seed)
     if keys_to_action is None:
-        keys_to_action = default_keys_to_action(env)
+        keys_to_action = env_keys_to_action(env)
     _check_keys_to_action(keys_to_action, env.action_space)
     key_code_to_action = {_key_codes(keys): action for keys, action in keys_to_action.items()}
     game = PlayableGame(env, key_code_to_action, zoom)

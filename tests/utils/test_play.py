@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import numpy as np
@@ -23,6 +24,21 @@ from tests.wrappers.test_rendering_support import FrameEnv
 pygame = pytest.importorskip("pygame")
 
 KEYS = {"a": 0, "d": 1}
+
+
+@pytest.fixture
+def matplotlib_backend_kept():
+    """Put matplotlib's backend back: Gymnasium's play module switches it to TkAgg on import."""
+    try:
+        import matplotlib
+    except ImportError:
+        yield
+        return
+    backend = matplotlib.get_backend()
+    yield
+    matplotlib.use(backend)
+
+
 FAST = 10_000
 
 
@@ -119,8 +135,19 @@ class TestPlay:
             actions.append(action)
             pygame.event.post(right if len(actions) == 1 else pygame.event.Event(pygame.QUIT))
 
-        play(env, fps=FAST, seed=0, callback=drive)
+        play(env, keys_to_action=default_keys_to_action(env), fps=FAST, seed=0, callback=drive)
         assert actions == [0, 1]
+
+    @pytest.mark.parametrize("library", ["gymnasium", "palaestra"])
+    @pytest.mark.usefixtures("matplotlib_backend_kept")
+    def test_an_env_without_its_own_mapping_is_missing_keys_at_once(self, library):
+        # As in Gymnasium: no keys_to_action and no get_keys_to_action is an error, not a
+        # game that runs (and waits for a window to be closed) with keys nobody asked for.
+        lib = pytest.importorskip(library)
+        play_module = importlib.import_module(f"{library}.utils.play")
+        env = lib.make("CartPole-v1", render_mode="rgb_array")
+        with pytest.raises(play_module.MissingKeysToAction, match="CartPole-v1 does not have"):
+            play_module.play(env, fps=FAST)
 
     def test_env_without_mapping_or_spec_is_an_error(self):
         with pytest.raises(ValueError, match=r"must have an `env\.spec`"):
@@ -241,7 +268,7 @@ def test_mountain_car_plays_with_arrows_and_coasts_without_keys():
         actions.append(action)
         pygame.event.post(right if len(actions) == 1 else pygame.event.Event(pygame.QUIT))
 
-    play(env, fps=FAST, seed=0, callback=drive)
+    play(env, keys_to_action=default_keys_to_action(env), fps=FAST, seed=0, callback=drive)
     assert actions == [1, 2]
 
 
@@ -255,3 +282,28 @@ def test_missing_matplotlib_is_reported_by_play_plot(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(DependencyNotInstalled, match="matplotlib is not installed"):
         PlayPlot(lambda *t: [0], horizon_timesteps=5, plot_names=["r"])
+
+
+@pytest.mark.usefixtures("matplotlib_backend_kept")
+@pytest.mark.parametrize("keys", [{"a": 0, "d": 1}, {(ord("a"),): 0, (ord("d"),): 1}])
+def test_play_of_a_real_env_steps_as_gymnasiums_play(keys):
+    gymnasium = pytest.importorskip("gymnasium")
+    from gymnasium.utils import play as gymnasium_play
+
+    from palaestra.utils import play as palaestra_play
+
+    def transitions(lib, play_module):
+        events = [key_down("d"), key_up("d"), key_down("a"), key_down("d")]
+        seen = []
+
+        def press_next(obs_t, obs_tp1, action, *rest):
+            seen.append((action, np.asarray(obs_tp1).tolist()))
+            pygame.event.post(events.pop(0) if events else pygame.event.Event(pygame.QUIT))
+
+        env = lib.make("CartPole-v1", render_mode="rgb_array")
+        play_module.play(env, callback=press_next, keys_to_action=keys, seed=42, fps=FAST)
+        return seen
+
+    ours = transitions(gym, palaestra_play)
+    assert ours == transitions(gymnasium, gymnasium_play)
+    assert [action for action, _ in ours] == [0, 1, 0, 0, 0]
