@@ -28,9 +28,13 @@ from palaestra.envs.classic_control.dynamics.cartpole import (
 from palaestra.envs.classic_control.rendering import Canvas
 from palaestra.envs.classic_control.utils import maybe_parse_reset_bounds
 from palaestra.envs.classic_control.vector._base import ClassicControlVectorEnv, Transition
+from palaestra.utils import seeding as seeding_utils
 from palaestra.vector.native.generators import GeneratorRows
 
-__all__ = ["CartPoleVectorEnv"]
+__all__ = ["CartPoleVectorEnv", "SEEDINGS"]
+
+# How the batch draws its random initial states (see CartPoleVectorEnv's ``seeding``).
+SEEDINGS = ("per_env", "batch")
 
 
 class CartPoleVectorEnv(ClassicControlVectorEnv):
@@ -44,15 +48,32 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         sutton_barto_reward: use the reward of Sutton and Barto's original formulation.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
         accelerator: ``"auto"``, ``"numpy"``, ``"numba"`` or ``None`` (see ``NativeVectorEnv``).
+        seeding: ``"per_env"`` (the default): sub-env ``i`` draws from its own generator,
+            seeded ``seed + i``, so the batch follows a :class:`~palaestra.vector.SyncVectorEnv`
+            of :class:`CartPoleEnv` step for step. ``"batch"``: one generator for the whole
+            batch, drawn as Gymnasium's ``CartPoleVectorEnv`` draws it (an int seed only; the
+            reset bounds of the last ``reset`` also bound the autoresets), so the batch follows
+            Gymnasium's ``make_vec("CartPole-v1", vectorization_mode="vector_entry_point")``.
 
     The parameters before ``autoreset_mode`` are Gymnasium's ``CartPoleVectorEnv``'s, in its
     order; the keyword-only ones are palaestra's.
+
+    Raises:
+        ValueError: for a ``seeding`` other than ``"per_env"`` and ``"batch"``.
 
     Example:
         >>> envs = CartPoleVectorEnv(num_envs=2, sutton_barto_reward=True)
         >>> _ = envs.reset(seed=1)
         >>> envs.step(np.array([1, 0]))[1]
         array([0., 0.])
+
+        As Gymnasium's class seeds it (one generator, ``np_random`` a single Generator):
+
+        >>> envs = CartPoleVectorEnv(num_envs=2, seeding="batch")
+        >>> first, _ = envs.reset(seed=1)
+        >>> bool(np.all(first.T == np.random.default_rng(1).uniform(-0.05, 0.05, (4, 2))
+        ...     .astype(np.float32)))
+        True
     """
 
     single_env_class = CartPoleEnv
@@ -66,7 +87,15 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         *,
         autoreset_mode: Any = "NextStep",
         accelerator: str | None = None,
+        seeding: str = "per_env",
     ):
+        if seeding not in SEEDINGS:
+            raise ValueError(f"seeding must be one of {SEEDINGS}, got {seeding!r}.")
+        self.seeding = seeding
+        # The "batch" seeding's one generator (made on first use) and the bounds of its draws.
+        self._batch_generator: np.random.Generator | None = None
+        self._batch_seed: int | None = None
+        self._batch_bounds: tuple[Any, Any] | None = None
         super().__init__(
             num_envs,
             max_episode_steps,
@@ -104,8 +133,44 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         """
         return super().step(action)
 
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset every cart-pole (see ``NativeVectorEnv.reset``; ``seeding`` says how it draws).
+
+        Raises:
+            palaestra.error.Error: with ``seeding="batch"``, for a seed that is not an int.
+        """
+        if self.seeding == "batch":
+            if seed is not None:
+                self._batch_generator, self._batch_seed = seeding_utils.np_random(seed)
+            bound = self.params.reset_bound
+            self._batch_bounds = maybe_parse_reset_bounds(options, -bound, bound)
+            seed = None  # the per-env generators go unused
+        return super().reset(seed=seed, options=options)
+
+    @property
+    def np_random(self) -> Any:  # type: ignore[override]
+        """The per-env generators, or with ``seeding="batch"`` the batch's one generator."""
+        if self.seeding != "batch":
+            return super().np_random
+        if self._batch_generator is None:
+            self._batch_generator, self._batch_seed = seeding_utils.np_random()
+        return self._batch_generator
+
+    @property
+    def np_random_seed(self) -> Any:  # type: ignore[override]
+        """The per-env seeds, or with ``seeding="batch"`` the batch generator's seed."""
+        if self.seeding != "batch":
+            return super().np_random_seed
+        return self._batch_seed
+
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Draw ``count`` states uniformly from the (optionally overridden) reset bounds."""
+        if self.seeding == "batch":
+            # Gymnasium's order: a (4, count) block, component by component.
+            low, high = self._batch_bounds
+            return self.np_random.uniform(low=low, high=high, size=(4, count)).T
         bound = self.params.reset_bound
         low, high = maybe_parse_reset_bounds(options, -bound, bound)
         return cartpole_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
