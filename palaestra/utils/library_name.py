@@ -23,11 +23,8 @@ def library_name() -> str:
         >>> library_name()  # a process where ``import gymnasium`` is Gymnasium (or fails)
         'palaestra'
     """
-    return (
-        "gymnasium"
-        if sys.modules.get("gymnasium") is sys.modules.get("palaestra")
-        else ("palaestra")
-    )
+    standing_in = sys.modules.get("gymnasium") is sys.modules.get("palaestra")
+    return "gymnasium" if standing_in else "palaestra"
 
 
 def acting_name(gymnasium_word: str) -> str:
