@@ -3,8 +3,9 @@
 A message that tells the user which base class their object lacks (``Space``, ``Env``,
 ``RecordConstructorArgs``) names it as the user's code reaches it: ``palaestra.spaces.Space``
 normally, ``gymnasium.spaces.Space`` when this process runs palaestra in Gymnasium's place
-(``sys.modules["gymnasium"]`` is palaestra, as the compatibility shim sets it). Code written
-for Gymnasium that matches on Gymnasium's message text then matches palaestra's unchanged.
+(``import gymnasium`` gives palaestra, or a module forwarding to it, as a compatibility shim
+arranges). Code written for Gymnasium that matches on Gymnasium's message text then matches
+palaestra's unchanged.
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ def library_name() -> str:
         >>> library_name()  # a process where ``import gymnasium`` is Gymnasium (or fails)
         'palaestra'
     """
-    standing_in = sys.modules.get("gymnasium") is sys.modules.get("palaestra")
-    return "gymnasium" if standing_in else "palaestra"
+    # Whatever ``import gymnasium`` gives (palaestra itself or a forwarding module), its Env
+    # is palaestra's exactly when palaestra stands in.
+    theirs = getattr(sys.modules.get("gymnasium"), "Env", None)
+    ours = getattr(sys.modules.get("palaestra.core"), "Env", None)
+    return "gymnasium" if theirs is not None and theirs is ours else "palaestra"
 
 
 def acting_name(gymnasium_word: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import types
 
 import pytest
 
@@ -32,6 +33,13 @@ def test_palaestra_is_the_name_when_gymnasium_is_gymnasium():
 
 
 def test_gymnasium_is_the_name_when_palaestra_stands_in_for_it(standing_in_for_gymnasium):
+    assert library_name() == "gymnasium"
+
+
+def test_a_module_forwarding_to_palaestra_also_stands_in(monkeypatch):
+    forwarding = types.ModuleType("gymnasium")
+    forwarding.Env = palaestra.Env
+    monkeypatch.setitem(sys.modules, "gymnasium", forwarding)
     assert library_name() == "gymnasium"
 
 
