@@ -76,3 +76,13 @@ def test_unimportable_module_is_a_usage_error(capsys):
 def test_class_needing_arguments_is_a_usage_error(capsys):
     assert main(["check", f"{__name__}:NeedsArguments"]) == 2
     assert "without arguments" in capsys.readouterr().err
+
+
+def test_missing_class_of_an_existing_file_blames_the_class(tmp_path, capsys):
+    # Before: "No module named '.../existing_file'" (the file was fine, the class missing).
+    path = tmp_path / "existing_file.py"
+    path.write_text("VALUE = 1\n")
+    assert main(["check", f"{path}:MissingClass"]) == 2
+    err = capsys.readouterr().err
+    assert f"{str(path)!r} has no attribute 'MissingClass'; expected module:Class." in err
+    assert "No module named" not in err
