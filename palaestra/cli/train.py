@@ -4,7 +4,9 @@ Writes ``settings.json``, ``metrics.csv`` and TensorBoard logs, checkpoints, ``m
 (with normalization statistics), ``learning_curve.png``, a video of the trained agent and
 ``summary.json`` into ``--out``. Hyper-parameters start from the env's preset (the same the
 Python API uses); ``--config FILE`` (TOML or JSON: a table of hyper-parameters, data only)
-and ``--set key=value`` override them, in that order. ``--resume DIR`` continues a run.
+and ``--set key=value`` override them, in that order. ``--resume DIR`` continues a run;
+its ``settings.json`` is data: an env id that needs an import (``module:Env-v0``) is
+refused unless ``--allow-import`` is given.
 Needs PyTorch (``pip install torch==2.13.0`` then ``pip install "palaestra[train]"``).
 
 Example:
@@ -131,6 +133,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--resume", metavar="DIR", default=None, help="continue the run in DIR to its budget"
     )
     parser.add_argument(
+        "--allow-import",
+        action="store_true",
+        help="with --resume: allow the run's module:Env id to import its module "
+        "(trusted run folders only)",
+    )
+    parser.add_argument(
         "--device",
         default="cpu",
         help="torch device: cpu (default), cuda, cuda:N, mps or auto (cuda when available)",
@@ -218,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume:
         if args.env_id:
             raise error.Error("pass either ENV_ID or --resume DIR, not both.")
-        settings = resume_settings(args.resume)
+        settings = resume_settings(args.resume, allow_import=args.allow_import)
         settings.progress = not args.no_progress
         if args.steps:
             settings.steps = args.steps

@@ -40,6 +40,7 @@ from palaestra.train.checkpoint import (
     load_policy,
     load_state,
     newest_checkpoint,
+    resolve_env_id,
     save_agent,
 )
 from palaestra.train.envs import load_normalization_state, normalization_state
@@ -490,11 +491,30 @@ def _resume_agent(agent: Any, out: Path, algo: str) -> None:
     agent.load_state(state)
 
 
-def resume_settings(folder: str | os.PathLike) -> RunSettings:
+def resume_settings(folder: str | os.PathLike, allow_import: bool = False) -> RunSettings:
     """Return the settings of the run in ``folder`` (from its ``settings.json``).
 
+    ``settings.json`` is data, like a checkpoint: an env id that needs an import
+    (``module:Env-v0``) is refused unless ``allow_import`` is true, and nothing is imported
+    while reading it.
+
+    Args:
+        folder: the run folder.
+        allow_import: allow the saved ``module:Env-v0`` id to import its module (trusted
+            folders only; ``palaestra train --resume DIR --allow-import``).
+
     Raises:
-        palaestra.error.Error: if ``folder`` holds no readable ``settings.json``.
+        palaestra.error.Error: if ``folder`` holds no readable ``settings.json``, or its env
+            id would import a module without ``allow_import``.
+
+    Example:
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "settings.json").write_text('{"env_id": "evil:CartPole-v1"}')
+        >>> resume_settings(folder)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        palaestra.train.checkpoint.CheckpointError: ...settings.json names env id 'evil:Cart...
     """
     path = Path(folder) / "settings.json"
     try:
@@ -506,6 +526,10 @@ def resume_settings(folder: str | os.PathLike) -> RunSettings:
         ) from None
     if not isinstance(data, dict) or "env_id" not in data:
         raise error.Error(f"cannot resume {folder}: settings.json is not a run's settings.")
+    if not isinstance(data["env_id"], str):
+        raise error.Error(f"cannot resume {folder}: settings.json's env_id is not a string.")
+    if not allow_import or ":" not in data["env_id"]:
+        resolve_env_id(data, path, allow_import=False)
     settings = RunSettings.from_json(data)
     settings.out = str(folder)
     settings.overwrite = False

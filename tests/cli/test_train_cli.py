@@ -241,3 +241,61 @@ def test_the_readme_first_command_writes_a_curve_and_a_checkpoint(tmp_path, caps
     assert len(evaluations) >= 3
     assert len(list((out / "checkpoints").glob("step_*.pt"))) >= 1
     assert (out / "learning_curve.png").is_file()
+
+
+EVIL_MODULE = """
+import pathlib
+pathlib.Path(__file__).with_name("PWNED").write_text("code from the run folder ran")
+"""
+
+
+@pytest.fixture
+def run_naming(tmp_path, monkeypatch):
+    """A trained run folder whose settings.json names the given env id."""
+
+    def make(env_id):
+        out = tmp_path / "run"
+        assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", *TINY]) == 0
+        settings = json.loads((out / "settings.json").read_text())
+        (out / "settings.json").write_text(json.dumps(dict(settings, env_id=env_id)))
+        return out
+
+    return make
+
+
+def test_resume_refuses_an_env_id_that_imports_this(run_naming, capsys, monkeypatch):
+    # Before: `--resume DIR` with "env_id": "this:CartPole-v1" printed the Zen of Python.
+    monkeypatch.delitem(sys.modules, "this", raising=False)
+    out = run_naming("this:CartPole-v1")
+    capsys.readouterr()
+    assert main(["train", "--resume", str(out), "--steps", "1024", "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert "this" not in sys.modules and "Zen" not in captured.out
+    assert "names env id 'this:CartPole-v1', which would import module 'this'" in captured.err
+    assert "--allow-import" in captured.err and captured.err.count("\n") == 1
+
+
+def test_resume_imports_nothing_from_the_run_folder(run_naming, capsys, monkeypatch):
+    # Before: `cd run && python -m palaestra train --resume .` ran the folder's evilmod.py.
+    out = run_naming("evilmod:CartPole-v1")
+    (out / "evilmod.py").write_text(EVIL_MODULE)
+    monkeypatch.chdir(out)
+    monkeypatch.syspath_prepend(str(out))  # as `python -m` puts the working folder first
+    monkeypatch.delitem(sys.modules, "evilmod", raising=False)
+    assert main(["train", "--resume", ".", "--steps", "1024", "--no-progress"]) == 2
+    assert not (out / "PWNED").exists() and "evilmod" not in sys.modules
+    assert "would import module 'evilmod'; nothing was run" in capsys.readouterr().err
+
+
+def test_allow_import_lets_resume_import_the_runs_module(run_naming, capsys, monkeypatch):
+    out = run_naming("evilmod:CartPole-v1")
+    (out / "evilmod.py").write_text(EVIL_MODULE)
+    monkeypatch.syspath_prepend(str(out))
+    monkeypatch.delitem(sys.modules, "evilmod", raising=False)
+    try:
+        args = ["train", "--resume", str(out), "--steps", "1024", "--no-progress"]
+        assert main([*args, "--allow-import"]) == 0
+    finally:
+        sys.modules.pop("evilmod", None)
+    assert (out / "PWNED").exists()
+    assert "trained ppo on CartPole-v1: 1024 steps" in capsys.readouterr().out
