@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -266,7 +267,20 @@ class TrainedPolicy:
 
 
 def _actor_for(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
-    """``act(batch, deterministic)`` for the saved network of any algorithm."""
+    """``act(batch, deterministic)`` for the saved network of any algorithm.
+
+    The network is first built on torch's ``meta`` device (shapes only, no memory) and
+    the saved weights are checked against it, so a config that names sizes the weights do
+    not have (``hidden_sizes=[16384, 16384]`` beside 8-unit weights) is refused before
+    anything is allocated.
+    """
+    with torch.device("meta"), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "for .*: copying from a non-meta parameter")
+        _build_actor(state, observation_space, action_space)
+    return _build_actor(state, observation_space, action_space)
+
+
+def _build_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
     algo = state["algo"]
     config = state["config"]
     try:
@@ -287,13 +301,25 @@ def _actor_for(state: dict[str, Any], observation_space: Any, action_space: Any)
     except (RuntimeError, KeyError, TypeError, ValueError) as exc:
         raise CheckpointError(
             f"checkpoint weights do not fit {algo} on {state.get('env_id')} with "
-            f"config {_short(config)}: {_one_line(exc)}"
+            f"config {_short(config)}: {_load_problem(exc)}; nothing was allocated."
         ) from None
     raise CheckpointError(f"checkpoint holds an unknown algorithm {algo!r}.")
 
 
 def _short(config: Any) -> str:
     return str(config)[:80]
+
+
+def _load_problem(exc: BaseException) -> str:
+    """Return the first wrong size (else missing key) of a ``load_state_dict`` error."""
+    lines = str(exc).splitlines()
+    if isinstance(exc, RuntimeError) and lines and "loading state_dict" in lines[0]:
+        details = [line.strip() for line in lines[1:] if line.strip()]
+        # A wrong size says most about the config; missing keys follow from it.
+        details.sort(key=lambda line: not line.startswith("size mismatch"))
+        if details:
+            return details[0].replace("torch.Size([", "(").replace("])", ")").rstrip(".")
+    return _one_line(exc)
 
 
 class _HeadActor:

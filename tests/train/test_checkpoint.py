@@ -144,3 +144,26 @@ def test_a_loaded_policy_predicts_one_observation(model):
 
     action = load_policy(model).predict(np.zeros(4, dtype=np.float32))
     assert np.shape(action) == () and int(action) in (0, 1)
+
+
+def test_a_config_naming_huge_layers_is_refused_before_allocating(model, monkeypatch):
+    # Before: hidden_sizes=[16384, 16384] beside 8-unit weights made eval allocate GBs.
+    state = load_state(model)
+    state["config"]["hidden_sizes"] = [16384, 16384]
+    torch.save(state, model)
+    allocated = []
+    real_linear = torch.nn.Linear.__init__
+
+    def record(self, in_features, out_features, *args, **kwargs):
+        device = kwargs.get("device") or torch.get_default_device()
+        allocated.append((out_features, torch.device(device).type))
+        real_linear(self, in_features, out_features, *args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.Linear, "__init__", record)
+    with pytest.raises(CheckpointError) as caught:
+        load_policy(model)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{model}: checkpoint weights do not fit")
+    assert "size mismatch for actor.0.weight: copying a param with shape (8, 4)" in message
+    assert "the shape in current model is (16384, 4); nothing was allocated." in message
+    assert all(device == "meta" for size, device in allocated if size == 16384)
