@@ -130,8 +130,8 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # every unreadable file gets the same one-line answer
         raise CheckpointError(
-            f"{path} is not a readable checkpoint (corrupt, truncated or not a torch file: "
-            f"{_one_line(exc)}); retrain, or use another file from checkpoints/."
+            f"{path} is not a readable checkpoint ({_unreadable(exc)}); retrain, or use "
+            "another file from checkpoints/."
         ) from None
     if not isinstance(state, dict):
         raise CheckpointError(
@@ -153,6 +153,29 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
     except (AttributeError, TypeError) as exc:
         raise CheckpointError(f"{path} has malformed normalization statistics ({exc}).") from None
     return state
+
+
+def _unreadable(exc: BaseException) -> str:
+    r"""Say why ``torch.load`` refused a file, without torch's ANSI codes or unsafe advice.
+
+    Example:
+        >>> _unreadable(RuntimeError("Weights only load failed. \x1b[1mtrust\x1b[0m...\n"
+        ...     "WeightsUnpickler error: Unsupported global: GLOBAL os.system was not allowed"))
+        'it holds a pickled Python object (os.system), and checkpoints are loaded as data only'
+    """
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    if "Weights only load failed" not in text:
+        first = text.strip().splitlines()[0][:160] if text.strip() else ""
+        return f"corrupt, truncated or not a torch file: {type(exc).__name__}: {first}".rstrip(": ")
+    named = re.search(r"Unsupported global: GLOBAL (\S+)", text)
+    if named:
+        return (
+            f"it holds a pickled Python object ({named.group(1)}), and checkpoints are "
+            "loaded as data only"
+        )
+    operand = re.search(r"Unsupported operand \S+", text)
+    detail = f" ({operand.group(0).lower()})" if operand else ""
+    return f"corrupt, truncated or not a torch file: not a data-only pickle{detail}"
 
 
 def _one_line(exc: BaseException) -> str:

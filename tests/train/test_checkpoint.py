@@ -167,3 +167,26 @@ def test_a_config_naming_huge_layers_is_refused_before_allocating(model, monkeyp
     assert "size mismatch for actor.0.weight: copying a param with shape (8, 4)" in message
     assert "the shape in current model is (16384, 4); nothing was allocated." in message
     assert all(device == "meta" for size, device in allocated if size == 16384)
+
+
+class _NotData:
+    """A class a hostile checkpoint could pickle (never unpickled by load_state)."""
+
+
+@pytest.mark.parametrize("content", ["object", "pickle"])
+def test_an_unreadable_file_is_named_without_ansi_codes_or_torchs_advice(tmp_path, content):
+    # Before: the message embedded torch's \x1b[1m escapes and half its weights_only advice.
+    path = tmp_path / "model.pt"
+    if content == "object":
+        torch.save({"format": "palaestra-checkpoint", "thing": _NotData()}, path)
+    else:
+        path.write_bytes(__import__("pickle").dumps({"a": 1}))
+    with pytest.raises(CheckpointError) as caught:
+        load_state(path)
+    message = str(caught.value)
+    assert "\x1b" not in message and "weights_only" not in message and "\n" not in message
+    expected = {
+        "object": f"({__name__}._NotData), and checkpoints are loaded as data only",
+        "pickle": "not a torch file: not a data-only pickle (unsupported operand 149)",
+    }[content]
+    assert message.startswith(f"{path} is not a readable checkpoint (") and expected in message
