@@ -25,8 +25,10 @@ Example:
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -46,7 +48,7 @@ REQUIRED_KEYS = ("algo", "env_id", "config", "model")
 
 
 class CheckpointError(error.Error):
-    """A checkpoint file that cannot be used: missing, corrupt, truncated or foreign.
+    """A checkpoint file that cannot be used (missing, corrupt, truncated, foreign) or written.
 
     Example:
         >>> str(CheckpointError("model.pt: truncated"))
@@ -83,6 +85,10 @@ def save_agent(agent: Any, path: str | os.PathLike) -> None:
 def atomic_torch_save(obj: Any, path: str | os.PathLike) -> None:
     """``torch.save`` into a temporary file beside ``path``, then rename it over ``path``.
 
+    Raises:
+        CheckpointError: if the file cannot be written (a full disk, no permission): one
+            line naming the file, the reason and the free space; ``path`` is untouched.
+
     Example:
         >>> import tempfile, pathlib
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "x.pt"
@@ -91,17 +97,45 @@ def atomic_torch_save(obj: Any, path: str | os.PathLike) -> None:
         ['x.pt']
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # Serialized in memory first, so a failing disk raises our OSError (named below), not
+    # torch's "unexpected pos" from inside its zip writer.
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+        )
+    except OSError as exc:
+        raise _write_error(path, exc) from None
     try:
         with os.fdopen(handle, "wb") as file:
-            torch.save(obj, file)
+            _write_file(file, buffer.getbuffer())
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _write_error(path, exc) from None
         raise
+
+
+def _write_file(file: Any, data: memoryview) -> None:
+    file.write(data)
+
+
+def _write_error(path: Path, exc: OSError) -> CheckpointError:
+    """One line naming the file, the system's reason and the free space where it goes."""
+    try:
+        free = f"{shutil.disk_usage(path.parent).free / 2**20:.1f} MiB free"
+    except OSError:
+        free = "free space unknown"
+    return CheckpointError(
+        f"cannot write checkpoint {path}: {exc.strerror or exc} ({free} on "
+        f"{path.parent}); free some space or choose another folder, then try again "
+        "(the previous file, if any, is untouched)."
+    )
 
 
 def load_state(path: str | os.PathLike) -> dict[str, Any]:

@@ -190,3 +190,34 @@ def test_an_unreadable_file_is_named_without_ansi_codes_or_torchs_advice(tmp_pat
         "pickle": "not a torch file: not a data-only pickle (unsupported operand 149)",
     }[content]
     assert message.startswith(f"{path} is not a readable checkpoint (") and expected in message
+
+
+def _full_disk(file, data):
+    import errno
+
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_disk_is_one_line_naming_the_file_and_the_free_space(model, agent, monkeypatch):
+    # Before: a raw torch traceback ("unexpected pos ...") with nothing about disk or file.
+    before = model.read_bytes()
+    monkeypatch.setattr("palaestra.train.checkpoint._write_file", _full_disk)
+    with pytest.raises(CheckpointError) as caught:
+        save_agent(agent, model)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"cannot write checkpoint {model}: No space left on device (")
+    assert f" MiB free on {model.parent}); free some space" in message
+    assert model.read_bytes() == before
+    assert [p.name for p in model.parent.iterdir()] == ["model.pt"]
+
+
+def test_train_on_a_full_disk_exits_2_with_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr("palaestra.train.checkpoint._write_file", _full_disk)
+    out = tmp_path / "run"
+    args = ["train", "CartPole-v1", "--out", str(out), "--steps", "256", "--no-video"]
+    assert main([*args, "--no-progress", "--eval-episodes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    checkpoint = out / "checkpoints" / "step_256.pt"
+    assert err.startswith(f"palaestra train: error: cannot write checkpoint {checkpoint}: No sp")
