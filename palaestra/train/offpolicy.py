@@ -548,7 +548,7 @@ class OffPolicyAgent:
         """
         import time
 
-        from palaestra.train.diagnostics import check_finite_rewards
+        from palaestra.train.diagnostics import check_finite_observations, check_finite_rewards
         from palaestra.train.ppo import _asks_to_stop, _progress_bar
 
         if not isinstance(total_timesteps, (int, np.integer)) or total_timesteps < 1:
@@ -575,6 +575,7 @@ class OffPolicyAgent:
                 next_obs, rewards, terminated, truncated, _ = env.step(env_actions)
                 self.num_steps += n
                 if check:
+                    check_finite_observations(next_obs, self.num_steps)
                     check_finite_rewards(rewards, self.num_steps)
                 next_flat = self._flat(next_obs)
                 valid = self._masks.step(terminated, truncated).valid

@@ -299,3 +299,19 @@ def test_allow_import_lets_resume_import_the_runs_module(run_naming, capsys, mon
         sys.modules.pop("evilmod", None)
     assert (out / "PWNED").exists()
     assert "trained ppo on CartPole-v1: 1024 steps" in capsys.readouterr().out
+
+
+def test_train_reinforce_on_a_nan_reward_exits_non_zero_without_a_model(tmp_path, capsys):
+    # Before: 20,002 steps, a model.pt with non-finite values in 10 tensors, exit code 0.
+    import palaestra as gym
+    from tests.train.envs import NaNRewardEnv
+
+    gym.register("NaNRewardCli-v0", entry_point=NaNRewardEnv)
+    try:
+        args = ["train", "NaNRewardCli-v0", "--algo", "reinforce", "--out", str(tmp_path)]
+        assert main([*args, "--no-video", *TINY]) == 2
+    finally:
+        gym.registry.pop("NaNRewardCli-v0")
+    err = capsys.readouterr().err
+    assert err.startswith("palaestra train: error: non-finite reward at env step 12: nan;")
+    assert not (tmp_path / "model.pt").exists()

@@ -130,6 +130,17 @@ class NaNRewardEnv(gym.Env):
         return np.zeros(4, np.float32), reward, False, self.steps % 20 == 0, {}
 
 
+class NaNObservationEnv(NaNRewardEnv):
+    """:class:`NaNRewardEnv` with finite rewards whose observation turns NaN instead."""
+
+    def step(self, action):
+        self.steps += 1
+        observation = np.zeros(4, np.float32)
+        if self.steps >= self.bad_step:
+            observation[2] = np.nan
+        return observation, 1.0, False, self.steps % 20 == 0, {}
+
+
 class HangsAfterEnv(gym.Env):
     """An env whose instances built after some instance has stepped block in ``step``.
 

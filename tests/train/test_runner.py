@@ -18,7 +18,7 @@ from palaestra.train.runner import (  # noqa: E402
     _TrainingLoop,
     run_training,
 )
-from tests.train.envs import HangsAfterEnv, NaNRewardEnv  # noqa: E402
+from tests.train.envs import HangsAfterEnv, NaNObservationEnv, NaNRewardEnv  # noqa: E402
 
 QUIET = {"video": False, "progress": False, "tensorboard": False, "eval_episodes": 4}
 
@@ -170,6 +170,32 @@ def test_a_nan_reward_stops_training_by_default_naming_the_step(tmp_path, regist
     message = str(caught.value)
     assert message.startswith("non-finite reward at env step 12 in sub-env 0: nan")
     assert "check_finite=False" in message and "--no-check-finite" in message
+
+
+def test_reinforce_stops_at_a_nan_reward_and_writes_no_model(tmp_path, registered):
+    # Before: REINFORCE trained on, wrote a model.pt of NaN weights and exited 0.
+    env_id = registered("NaNReward-v0", NaNRewardEnv)
+    with pytest.raises(NonFiniteError, match=r"^non-finite reward at env step 12: nan;"):
+        run_training(settings(tmp_path, env_id=env_id, algo="reinforce", steps=256))
+    assert not (tmp_path / "run" / "model.pt").exists()
+
+
+@pytest.mark.parametrize(
+    "algo, where",
+    [("ppo", " in sub-env 0"), ("dqn", " in sub-env 0"), ("reinforce", "")],
+)
+def test_a_nan_observation_is_named_with_its_step_and_sub_env(tmp_path, registered, algo, where):
+    # Before: "non-finite loss or gradient" (PPO, DQN); REINFORCE trained on.
+    env_id = registered("NaNObservation-v0", NaNObservationEnv)
+    run = settings(tmp_path, env_id=env_id, algo=algo, num_envs=1, steps=256)
+    with pytest.raises(NonFiniteError) as caught:
+        run_training(run)
+    headline = str(caught.value).splitlines()[0]
+    assert headline == (
+        f"non-finite observation at env step 12{where}: "
+        "array([ 0.,  0., nan,  0.], dtype=float32); training stopped."
+    )
+    assert not (tmp_path / "run" / "model.pt").exists()
 
 
 def test_check_finite_false_opts_out_explicitly(tmp_path, registered):
