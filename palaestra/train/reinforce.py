@@ -32,6 +32,7 @@ from palaestra.train.diagnostics import (
     check_finite_rewards,
 )
 from palaestra.train.distributions import is_box, make_head
+from palaestra.train.evaluation import episode_step_cap
 from palaestra.train.networks import PolicyNetwork
 from palaestra.train.ppo import resolve_device, seed_everything
 from palaestra.train.returns import discounted_returns, normalize_per_episode
@@ -64,6 +65,10 @@ class ReinforceConfig:
         diagnostics: check every env step (:class:`DiagnosticsWrapper`) and every update
             (:class:`TrainingMonitor`), raising at the first problem; slower.
         step_timeout: with ``diagnostics``, seconds one env step may take.
+        max_episode_steps: cut (truncate) a training episode after this many steps;
+            ``None``: the env's own time limit, or
+            :data:`~palaestra.train.evaluation.EPISODE_STEP_CAP` (with a warning) for an
+            env without one, so an episode that never ends cannot hang training.
         check_finite: stop with :class:`~palaestra.train.diagnostics.NonFiniteError` at the
             first non-finite observation, reward or gradient (on by default, as for PPO,
             DQN and SAC; opt out explicitly).
@@ -91,6 +96,7 @@ class ReinforceConfig:
     diagnostics: bool = False
     step_timeout: float | None = None
     check_finite: bool = True
+    max_episode_steps: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.n_trials, int) or self.n_trials < 1:
@@ -171,6 +177,7 @@ class Reinforce:
         )
         self.monitor = monitor
         self.log = log
+        self.episode_cap = cfg.max_episode_steps or episode_step_cap(env, "training")
         self.obs_dim = int(np.prod(env.observation_space.shape))
         self.head = make_head(env.action_space, squash=cfg.squash).to(self.device)
         if is_box(env.action_space):
@@ -277,6 +284,8 @@ class Reinforce:
             terminated.append(bool(term))
             truncated.append(bool(trunc))
             done = term or trunc
+            if not done and self.episode_cap is not None and len(rewards) >= self.episode_cap:
+                truncated[-1] = done = True
         self.num_steps += len(rewards)
         self.num_episodes += 1
         return torch.cat(log_probs), rewards, terminated, truncated

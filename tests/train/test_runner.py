@@ -3,6 +3,7 @@
 import json
 import os
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -18,7 +19,12 @@ from palaestra.train.runner import (  # noqa: E402
     _TrainingLoop,
     run_training,
 )
-from tests.train.envs import HangsAfterEnv, NaNObservationEnv, NaNRewardEnv  # noqa: E402
+from tests.train.envs import (  # noqa: E402
+    HangsAfterEnv,
+    NaNObservationEnv,
+    NaNRewardEnv,
+    NeverEndingEnv,
+)
 
 QUIET = {"video": False, "progress": False, "tensorboard": False, "eval_episodes": 4}
 
@@ -213,3 +219,34 @@ def test_the_step_timeout_covers_the_evaluation_envs(tmp_path, registered):
     run.overrides = overrides
     with pytest.raises(StepTimeoutError, match=r"did not return within step_timeout=0.5 s"):
         run_training(run)
+
+
+@pytest.mark.parametrize(
+    "algo, purposes", [("ppo", ["evaluation"]), ("reinforce", ["training", "evaluation"])]
+)
+def test_episodes_that_never_end_are_cut_with_a_warning(
+    tmp_path, registered, monkeypatch, algo, purposes
+):
+    # Before: an env without a time limit whose episodes never end hung the run.
+    from palaestra.train import evaluation
+
+    monkeypatch.setattr(evaluation, "EPISODE_STEP_CAP", 200)
+    env_id = registered("NeverEnding-v0", NeverEndingEnv)
+    with pytest.warns(UserWarning) as caught:
+        summary = run_training(settings(tmp_path, env_id=env_id, algo=algo, num_envs=1, steps=512))
+    for purpose in purposes:
+        expected = f"NeverEnding-v0 has no time limit: its {purpose} episodes are cut at 200 steps"
+        assert any(str(w.message).startswith(expected) for w in caught), purpose
+    assert summary["eval_mean"] == 200.0  # each evaluation episode: 200 steps of reward 1
+
+
+def test_evaluate_cuts_episodes_at_max_episode_steps(registered):
+    from palaestra.train.evaluation import evaluate
+
+    class Left:
+        def predict(self, observations, deterministic=True):
+            return np.zeros(len(observations), dtype=np.int64)
+
+    envs = gym.make_vec(registered("NeverEnding-v0", NeverEndingEnv), num_envs=2)
+    returns = evaluate(Left(), envs, episodes=3, max_episode_steps=7)
+    assert returns.tolist() == [7.0, 7.0, 7.0]
