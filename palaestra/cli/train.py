@@ -33,6 +33,9 @@ from palaestra.cli._arguments import positive_int
 
 ALGORITHMS = ("ppo", "dqn", "sac", "reinforce")
 INTERRUPTED = 130
+STARTUP_INTERRUPTED = (
+    "interrupted during start-up, before training began; nothing was trained or saved."
+)
 
 
 def _key_value(text: str) -> tuple[str, Any]:
@@ -206,7 +209,18 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Train as ``args`` asks and print a summary; return the exit status."""
+    """Train as ``args`` asks and print a summary; return the exit status.
+
+    A Ctrl-C prints one line (no traceback) and returns 130, also during start-up.
+    """
+    try:
+        return _train(args)
+    except KeyboardInterrupt:  # training itself ends with RunInterrupted, so this is start-up
+        print(f"palaestra train: {STARTUP_INTERRUPTED}")
+        return INTERRUPTED
+
+
+def _train(args: argparse.Namespace) -> int:
     from palaestra.train._torch import require_torch
 
     require_torch()

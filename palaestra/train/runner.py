@@ -404,6 +404,7 @@ def run_training(settings: RunSettings, resume: bool = False) -> dict[str, Any]:
 
 
 def _run_locked(settings: RunSettings, out: Path, resume: bool) -> dict[str, Any]:
+    _remove_stale_temporaries(out)
     agent, budget, target = build_agent(settings)
     if resume:
         _resume_agent(agent, out, settings.algo)
@@ -442,6 +443,16 @@ def _run_locked(settings: RunSettings, out: Path, resume: bool) -> dict[str, Any
     if settings.video:
         record_video(out / "model.pt", out)
     return summary
+
+
+def _remove_stale_temporaries(out: Path) -> None:
+    """Delete the temporary files of saves killed midway (their targets are intact).
+
+    Only called with the run's lock held, so no save of a live run is in progress.
+    """
+    for pattern in (".*.tmp", "checkpoints/.step_*.pt.*.tmp"):
+        for temporary in out.glob(pattern):
+            temporary.unlink(missing_ok=True)
 
 
 def _summary(

@@ -315,3 +315,35 @@ def test_train_reinforce_on_a_nan_reward_exits_non_zero_without_a_model(tmp_path
     err = capsys.readouterr().err
     assert err.startswith("palaestra train: error: non-finite reward at env step 12: nan;")
     assert not (tmp_path / "model.pt").exists()
+
+
+@pytest.mark.parametrize(
+    "phase", ["palaestra.train.ppo.resolve_device", "palaestra.train.runner.build_agent"]
+)
+def test_ctrl_c_during_start_up_prints_one_line(tmp_path, capsys, monkeypatch, phase):
+    # Before: a KeyboardInterrupt traceback when Ctrl-C came before training began.
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(phase, interrupt)
+    assert main(["train", "CartPole-v1", "--out", str(tmp_path / "run"), *TINY]) == 130
+    captured = capsys.readouterr()
+    assert captured.out == (
+        "palaestra train: interrupted during start-up, before training began; nothing was "
+        "trained or saved.\n"
+    )
+    assert captured.err == "" and not (tmp_path / "run" / ".lock").exists()
+
+
+def test_a_killed_saves_temporary_file_is_removed_on_the_next_start(tmp_path, capsys):
+    # Before: checkpoints/.step_N.pt.*.tmp of a killed save stayed for ever.
+    out = tmp_path / "run"
+    assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", *TINY]) == 0
+    checkpoints = out / "checkpoints"
+    previous = (checkpoints / "step_512.pt").read_bytes()
+    stale = [checkpoints / ".step_768.pt.k1ll3d.tmp", out / ".model.pt.k1ll3d.tmp"]
+    for path in stale:
+        path.write_bytes(previous[:100])
+    assert main(["train", "--resume", str(out), "--steps", "640", "--no-progress"]) == 0
+    assert not any(path.exists() for path in stale)
+    assert (checkpoints / "step_512.pt").read_bytes() == previous
