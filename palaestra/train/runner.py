@@ -414,7 +414,8 @@ def _run_locked(settings: RunSettings, out: Path, resume: bool) -> dict[str, Any
     started = time.perf_counter()
     tensorboard = out / "tensorboard" if settings.tensorboard else None
     interrupted = False
-    with MetricsWriter(out / "metrics.csv", tensorboard, append=resume) as metrics:
+    after_step = agent.num_steps if resume else None
+    with MetricsWriter(out / "metrics.csv", tensorboard, resume, after_step) as metrics:
         loop = _TrainingLoop(agent, settings, budget, target, metrics, progress, out)
         try:
             loop.run()

@@ -250,3 +250,17 @@ def test_evaluate_cuts_episodes_at_max_episode_steps(registered):
     envs = gym.make_vec(registered("NeverEnding-v0", NeverEndingEnv), num_envs=2)
     returns = evaluate(Left(), envs, episodes=3, max_episode_steps=7)
     assert returns.tolist() == [7.0, 7.0, 7.0]
+
+
+def test_resume_after_a_crash_does_not_repeat_metric_rows(tmp_path):
+    # Before: the rows logged since the last checkpoint came twice (one step going backwards).
+    run_training(settings(tmp_path, steps=1024, checkpoints=2))
+    folder = tmp_path / "run"
+    uninterrupted = [row["steps"] for row in read_metrics(folder / "metrics.csv")]
+    # A crash after step 1024's rows were logged but before its checkpoint and model.pt:
+    (folder / "checkpoints" / "step_1024.pt").unlink()
+    (folder / "model.pt").unlink()
+    from palaestra.train.runner import resume_settings
+
+    run_training(resume_settings(folder), resume=True)
+    assert [row["steps"] for row in read_metrics(folder / "metrics.csv")] == uninterrupted
