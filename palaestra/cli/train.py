@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from palaestra import error
-from palaestra.cli._arguments import positive_int
+from palaestra.cli._arguments import positive_float, positive_int
 
 ALGORITHMS = ("ppo", "dqn", "sac", "reinforce")
 INTERRUPTED = 130
@@ -168,6 +168,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--target", type=float, default=None, help="stop once evaluation reaches this return"
     )
     parser.add_argument(
+        "--checkpoint-every",
+        type=positive_int,
+        default=None,
+        metavar="STEPS",
+        help="env steps between checkpoints (default: a fifth of the budget)",
+    )
+    parser.add_argument(
+        "--checkpoint-minutes",
+        type=positive_float,
+        default=None,
+        metavar="M",
+        help="also checkpoint after every M minutes of training (default: 10)",
+    )
+    parser.add_argument(
         "--diagnostics",
         action="store_true",
         help="check every step and update for NaN/out-of-space values and exploding gradients",
@@ -244,6 +258,7 @@ def _train(args: argparse.Namespace) -> int:
         settings.progress = not args.no_progress
         if args.steps:
             settings.steps = args.steps
+        _set_checkpointing(settings, args)
     else:
         if not args.env_id:
             raise error.Error("ENV_ID is required (or --resume DIR).")
@@ -271,6 +286,7 @@ def _train(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
             overrides=overrides,
         )
+        _set_checkpointing(settings, args)
     try:
         summary = run_training(settings, resume=bool(args.resume))
     except RunInterrupted as exc:
@@ -286,6 +302,13 @@ def _train(args: argparse.Namespace) -> int:
     )
     print(f"artifacts in {settings.output_folder()}")
     return 0
+
+
+def _set_checkpointing(settings: Any, args: argparse.Namespace) -> None:
+    if args.checkpoint_every is not None:
+        settings.checkpoint_every = args.checkpoint_every
+    if args.checkpoint_minutes is not None:
+        settings.checkpoint_minutes = args.checkpoint_minutes
 
 
 def _number(value: float | None) -> str:

@@ -87,7 +87,13 @@ class RunSettings:
             50 per run).
         target: stop once an evaluation's mean return reaches it; ``None`` takes the env
             spec's ``reward_threshold``.
-        checkpoints: number of periodic checkpoints (a final one is always written).
+        checkpoints: number of periodic checkpoints (a final one is always written);
+            ignored when ``checkpoint_every`` is given.
+        checkpoint_every: env steps between checkpoints (written at the first update
+            past each multiple); ``None`` spreads ``checkpoints`` over the budget.
+        checkpoint_minutes: also checkpoint whenever this many minutes of training passed
+            since the last one, so a kill loses at most that much of a long run; ``None``
+            checkpoints by steps only.
         video: record the trained agent.
         progress: show a progress bar.
         tensorboard: write TensorBoard event files.
@@ -112,6 +118,8 @@ class RunSettings:
     eval_every: int | None = None
     target: float | None = None
     checkpoints: int = 5
+    checkpoint_every: int | None = None
+    checkpoint_minutes: float | None = 10.0
     video: bool = True
     progress: bool = True
     tensorboard: bool = True
@@ -121,6 +129,15 @@ class RunSettings:
     def __post_init__(self) -> None:
         if self.algo not in ALGORITHMS:
             raise ValueError(f"algo must be one of {ALGORITHMS}, got {self.algo!r}.")
+        if self.checkpoint_every is not None and not self.checkpoint_every >= 1:
+            raise ValueError(
+                f"checkpoint_every must be a positive number of env steps, got "
+                f"{self.checkpoint_every!r}."
+            )
+        if self.checkpoint_minutes is not None and not self.checkpoint_minutes > 0:
+            raise ValueError(
+                f"checkpoint_minutes must be positive, got {self.checkpoint_minutes!r}."
+            )
 
     def output_folder(self) -> Path:
         """Return the run's output folder."""
@@ -488,6 +505,13 @@ def _resume_agent(agent: Any, out: Path, algo: str) -> None:
     if not hasattr(agent, "load_state"):
         raise error.Error(f"--resume supports ppo, dqn and sac runs, not {algo}.")
     candidates = [path for path in (newest_checkpoint(out), out / "model.pt") if path]
+    if not any(path.is_file() for path in candidates):
+        warnings.warn(
+            f"{out} holds no checkpoint yet (the run was stopped before its first one): "
+            "training starts again from step 0 with the run's settings.",
+            stacklevel=3,
+        )
+        return
     states = []
     for path in candidates:
         if path.is_file():
@@ -570,8 +594,13 @@ class _TrainingLoop:
         self.eval_every = settings.eval_every or chosen.eval_every or max(budget // 50, 1)
         start = agent.num_steps
         self.next_eval = start + self.eval_every
-        self.checkpoint_every = max(budget // max(settings.checkpoints, 1), 1)
+        self.checkpoint_every = settings.checkpoint_every or max(
+            budget // max(settings.checkpoints, 1), 1
+        )
         self.next_checkpoint = start + self.checkpoint_every
+        minutes = settings.checkpoint_minutes
+        self.checkpoint_seconds = None if minutes is None else minutes * 60.0
+        self.last_checkpoint_time = time.monotonic()
 
     def run(self) -> None:
         remaining = self.budget - self.agent.num_steps
@@ -588,12 +617,14 @@ class _TrainingLoop:
         if name not in self.checkpoints_written:
             save_agent(self.agent, self.out / "checkpoints" / name)
             self.checkpoints_written.append(name)
+        self.last_checkpoint_time = time.monotonic()
 
     def on_update(self, stats: dict[str, Any]) -> bool:
         steps = stats["steps"]
         self.progress.update(steps, stats)
-        if steps >= self.next_checkpoint:
-            self.next_checkpoint += self.checkpoint_every
+        if steps >= self.next_checkpoint or self._checkpoint_is_due():
+            while self.next_checkpoint <= steps:
+                self.next_checkpoint += self.checkpoint_every
             self.save_checkpoint()
         if self.settings.algo != "reinforce" and steps >= self.next_eval:
             while self.next_eval <= steps:
@@ -605,6 +636,10 @@ class _TrainingLoop:
             return not self.reached_target
         self.metrics.write(stats)
         return True
+
+    def _checkpoint_is_due(self) -> bool:
+        seconds = self.checkpoint_seconds
+        return seconds is not None and time.monotonic() - self.last_checkpoint_time >= seconds
 
     def _evaluate(self) -> np.ndarray:
         self.evaluations += 1

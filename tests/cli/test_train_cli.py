@@ -347,3 +347,13 @@ def test_a_killed_saves_temporary_file_is_removed_on_the_next_start(tmp_path, ca
     assert main(["train", "--resume", str(out), "--steps", "640", "--no-progress"]) == 0
     assert not any(path.exists() for path in stale)
     assert (checkpoints / "step_512.pt").read_bytes() == previous
+
+
+def test_checkpoint_flags_are_saved_with_the_run(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["train", "CartPole-v1", "--out", str(out), "--no-video", "--num-envs", "4", *TINY]
+    assert main([*args, "--checkpoint-every", "256", "--checkpoint-minutes", "2.5"]) == 0
+    saved = json.loads((out / "settings.json").read_text())
+    assert (saved["checkpoint_every"], saved["checkpoint_minutes"]) == (256, 2.5)
+    names = sorted(p.name for p in (out / "checkpoints").iterdir())
+    assert names == ["step_256.pt", "step_512.pt"]

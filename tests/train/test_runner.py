@@ -264,3 +264,39 @@ def test_resume_after_a_crash_does_not_repeat_metric_rows(tmp_path):
 
     run_training(resume_settings(folder), resume=True)
     assert [row["steps"] for row in read_metrics(folder / "metrics.csv")] == uninterrupted
+
+
+def checkpoint_names(tmp_path):
+    return sorted(
+        (p.name for p in (tmp_path / "run" / "checkpoints").iterdir()),
+        key=lambda name: int(name[5:-3]),
+    )
+
+
+def test_checkpoint_every_sets_the_steps_between_checkpoints(tmp_path):
+    # Before: checkpoints came every fifth of the budget, with no way to choose.
+    run_training(settings(tmp_path, steps=2048, checkpoint_every=1024))
+    assert checkpoint_names(tmp_path) == ["step_1024.pt", "step_2048.pt"]
+
+
+def test_checkpoint_minutes_checkpoints_by_wall_time(tmp_path):
+    # One checkpoint by steps (at the end); a tiny period in minutes adds one per update.
+    run_training(settings(tmp_path, steps=1024, checkpoints=1, checkpoint_minutes=1e-9))
+    assert checkpoint_names(tmp_path) == [f"step_{n}.pt" for n in (256, 512, 768, 1024)]
+
+
+def test_a_run_killed_before_its_first_checkpoint_resumes_from_step_0(tmp_path):
+    # Before: "nothing to resume" for a run with settings.json and metrics but no checkpoint.
+    run_training(settings(tmp_path, steps=512))
+    folder = tmp_path / "run"
+    uninterrupted = [row["steps"] for row in read_metrics(folder / "metrics.csv")]
+    import shutil
+
+    shutil.rmtree(folder / "checkpoints")
+    (folder / "model.pt").unlink()
+    from palaestra.train.runner import resume_settings
+
+    with pytest.warns(UserWarning, match=r"no checkpoint yet .*starts again from step 0"):
+        summary = run_training(resume_settings(folder), resume=True)
+    assert summary["steps"] == 512
+    assert [row["steps"] for row in read_metrics(folder / "metrics.csv")] == uninterrupted
