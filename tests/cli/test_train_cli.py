@@ -357,3 +357,23 @@ def test_checkpoint_flags_are_saved_with_the_run(tmp_path, capsys):
     assert (saved["checkpoint_every"], saved["checkpoint_minutes"]) == (256, 2.5)
     names = sorted(p.name for p in (out / "checkpoints").iterdir())
     assert names == ["step_256.pt", "step_512.pt"]
+
+
+def test_eval_prefers_a_checkpoint_newer_than_model_pt(tmp_path, capsys):
+    # Before: after a kill during the final model.pt save, eval silently used the older one.
+    out = tmp_path / "run"
+    args = ["train", "CartPole-v1", "--out", str(out), "--no-video", "--num-envs", "4", *TINY]
+    assert main(args) == 0
+    checkpoints = out / "checkpoints"
+    (out / "model.pt").write_bytes((checkpoints / "step_384.pt").read_bytes())
+    capsys.readouterr()
+    assert main(["eval", str(checkpoints / "step_512.pt"), "--episodes", "2"]) == 0
+    newest = capsys.readouterr().out
+    assert main(["eval", str(out), "--episodes", "2"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"{out / 'model.pt'} holds step 384, older than the newest checkpoint "
+        f"{checkpoints / 'step_512.pt'} (a final save was interrupted); using the newest "
+        "checkpoint\n"
+    )
+    assert captured.out == newest
