@@ -16,17 +16,20 @@ return is reached), and writes into its output folder:
 - ``summary.json``: steps, wall time and the final evaluation (and how the run ended).
 
 Runs survive: every file is written atomically, the folder is locked while a run uses it
-(``.lock`` with the owner's process id), an existing run is never overwritten unless asked
-(``overwrite``), and Ctrl-C ends with a final checkpoint, ``model.pt`` and ``summary.json``.
+(an ``flock`` on ``.lock``, which names the owner's host and process id), an existing run
+is never overwritten unless asked (``overwrite``), and Ctrl-C ends with a final
+checkpoint, ``model.pt`` and ``summary.json``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import math
 import os
 import shutil
+import socket
 import time
 import warnings
 from pathlib import Path
@@ -47,7 +50,6 @@ from palaestra.train.envs import load_normalization_state, normalization_state
 from palaestra.train.evaluation import evaluate
 from palaestra.train.metrics import MetricsWriter, plot_learning_curve, read_metrics
 from palaestra.train.presets import ALGORITHMS, canonical_id, preset
-from palaestra.vector.processes import process_alive
 
 FINAL_EVAL_SEED = 10_000
 """Seed offset of the final evaluation (``palaestra eval`` uses 10000 by default too)."""
@@ -286,49 +288,58 @@ def _evaluate_agent(agent: Any, episodes: int, seed: int) -> np.ndarray:
 
 
 class RunLock:
-    """An exclusive lock on a run folder: ``.lock`` holding the owner's process id.
+    r"""An exclusive lock on a run folder: an ``flock`` on ``.lock``, which names its holder.
 
-    A lock left by a process that no longer runs is taken over.
+    The operating system holds the lock for the owning process and drops it when that
+    process ends in any way (even ``SIGKILL``), so a lock left by a dead run never blocks
+    and a recycled process id is never mistaken for the owner. The file says who holds
+    it (``host pid``). On a folder shared between hosts the lock protects runs where the
+    filesystem carries ``flock`` across hosts (NFS with locking enabled does).
 
     Args:
         folder: the run folder.
 
     Raises:
-        palaestra.error.Error: (on :meth:`acquire`) if another live process holds it.
+        palaestra.error.Error: (on :meth:`acquire`) if another process holds it, naming its
+            host and process id.
 
     Example:
-        >>> import tempfile
+        >>> import socket, tempfile
         >>> with RunLock(tempfile.mkdtemp()) as lock:
-        ...     lock.path.read_text() == str(os.getpid())
+        ...     lock.path.read_text() == f"{socket.gethostname()} {os.getpid()}\n"
         True
     """
 
     def __init__(self, folder: str | os.PathLike):
         self.path = Path(folder) / ".lock"
+        self._handle: int | None = None
 
     def acquire(self) -> RunLock:
-        """Take the lock (or raise naming the process that holds it)."""
-        for _ in range(2):
-            try:
-                handle = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            except FileExistsError:
-                owner = _lock_owner(self.path)
-                if owner is not None and process_alive(owner):
-                    raise error.Error(
-                        f"run folder {self.path.parent} is in use by process {owner} "
-                        f"({self.path}); wait for that run or choose another --out."
-                    ) from None
-                self.path.unlink(missing_ok=True)  # left behind by a process that died
+        """Take the lock (or raise naming the host and process that hold it)."""
+        for _ in range(3):
+            handle = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
+            if not _try_lock(handle):
+                os.close(handle)
+                raise error.Error(
+                    f"run folder {self.path.parent} is in use by {_lock_owner(self.path)} "
+                    f"({self.path}); wait for that run or choose another --out."
+                )
+            if not _is_current_file(handle, self.path):
+                os.close(handle)  # its owner released and removed it meanwhile: retry
                 continue
-            with os.fdopen(handle, "w") as file:
-                file.write(str(os.getpid()))
+            os.ftruncate(handle, 0)
+            os.write(handle, f"{socket.gethostname()} {os.getpid()}\n".encode())
+            self._handle = handle
             return self
         raise error.Error(f"could not lock run folder {self.path.parent}; try again.")
 
     def release(self) -> None:
-        """Give the lock up, if this process holds it."""
-        if _lock_owner(self.path) == os.getpid():
-            self.path.unlink(missing_ok=True)
+        """Give the lock up, if this object holds it (the file is removed first)."""
+        if self._handle is None:
+            return
+        self.path.unlink(missing_ok=True)
+        os.close(self._handle)
+        self._handle = None
 
     def __enter__(self) -> RunLock:
         return self.acquire()
@@ -337,11 +348,40 @@ class RunLock:
         self.release()
 
 
-def _lock_owner(path: Path) -> int | None:
+def _try_lock(handle: int) -> bool:
+    """Take an exclusive, non-blocking OS lock on the open file ``handle``."""
     try:
-        return int(path.read_text().strip())
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+            return False
+        raise
+    return True
+
+
+def _is_current_file(handle: int, path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(handle), os.stat(path))
+    except FileNotFoundError:
+        return False
+
+
+def _lock_owner(path: Path) -> str:
+    try:
+        host, pid = path.read_text().split()
     except (OSError, ValueError):
-        return None
+        return "another process"
+    return f"process {pid} on host {host}"
 
 
 def prepare_folder(out: Path, overwrite: bool, resume: bool = False) -> None:

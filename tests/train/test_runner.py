@@ -84,9 +84,10 @@ def test_a_folder_in_use_by_another_process_is_refused(tmp_path):
     # Before: two runs with the same --out both exited 0 with a torn metrics.csv.
     folder = tmp_path / "run"
     folder.mkdir()
-    (folder / ".lock").write_text(str(os.getppid()))  # a live process that is not us
-    with pytest.raises(error.Error, match=rf"in use by process {os.getppid()}"):
-        run_training(settings(tmp_path))
+    with RunLock(folder):  # held through another open file, as another process would
+        (folder / ".lock").write_text("otherhost 4242\n")
+        with pytest.raises(error.Error, match=r"in use by process 4242 on host otherhost"):
+            run_training(settings(tmp_path))
     assert not (folder / "metrics.csv").exists()
 
 
@@ -98,9 +99,36 @@ def test_a_lock_left_by_a_dead_process_is_taken_over(tmp_path):
     assert not (folder / ".lock").exists()
 
 
-def test_the_lock_is_held_during_the_run_and_released_after(tmp_path):
-    with RunLock(tmp_path) as lock:
-        assert lock.path.read_text() == str(os.getpid())
+HOLD_LOCK = """
+import sys, time
+from palaestra.train.runner import RunLock
+RunLock(sys.argv[1]).acquire()
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_lock_names_host_and_pid_and_dies_with_its_process(tmp_path):
+    # Before: the lock held only a pid (no host), and a live pid was trusted as the owner.
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        expected = f"in use by process {holder.pid} on host {socket.gethostname()}"
+        with pytest.raises(error.Error, match=expected):
+            RunLock(tmp_path).acquire()
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+        holder.stdout.close()
+    with RunLock(tmp_path) as lock:  # the lock went with its process, though .lock stayed
+        assert lock.path.read_text() == f"{socket.gethostname()} {os.getpid()}\n"
     assert not lock.path.exists()
 
 
