@@ -34,7 +34,7 @@ from palaestra.cli._arguments import positive_float, positive_int
 ALGORITHMS = ("ppo", "dqn", "sac", "reinforce")
 INTERRUPTED = 130
 STARTUP_INTERRUPTED = (
-    "interrupted during start-up, before training began; nothing was trained or saved."
+    "interrupted during start-up, before training began; no checkpoint was written."
 )
 
 
@@ -229,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
     """
     try:
         return _train(args)
-    except KeyboardInterrupt:  # training itself ends with RunInterrupted, so this is start-up
+    except KeyboardInterrupt:  # training and after end with RunInterrupted: this is start-up
         print(f"palaestra train: {STARTUP_INTERRUPTED}")
         return INTERRUPTED
 

@@ -490,17 +490,32 @@ def _run_locked(settings: RunSettings, out: Path, resume: bool) -> dict[str, Any
                 f"interrupted at step {agent.num_steps}: checkpoint, model.pt and summary.json "
                 f"are in {out}; continue with `palaestra train --resume {out}`."
             )
-        final = _evaluate_agent(agent, settings.eval_episodes, seed=settings.seed + FINAL_EVAL_SEED)
+        try:
+            seed = settings.seed + FINAL_EVAL_SEED
+            final = _evaluate_agent(agent, settings.eval_episodes, seed=seed)
+        except KeyboardInterrupt:
+            raise _interrupted_after_training(agent, out, "the final evaluation") from None
         metrics.write(
             {"steps": agent.num_steps, "eval_mean": final.mean(), "eval_std": final.std()}
         )
     summary = _summary(agent, settings, train_seconds, target, loop, final)
     _atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
-    rows = read_metrics(out / "metrics.csv")
-    _write_plot(rows, out / "learning_curve.png", f"{agent.env_id} ({settings.algo})")
-    if settings.video:
-        record_video(out / "model.pt", out)
+    try:
+        rows = read_metrics(out / "metrics.csv")
+        _write_plot(rows, out / "learning_curve.png", f"{agent.env_id} ({settings.algo})")
+        if settings.video:
+            record_video(out / "model.pt", out)
+    except KeyboardInterrupt:
+        raise _interrupted_after_training(agent, out, "the learning curve or video") from None
     return summary
+
+
+def _interrupted_after_training(agent: Any, out: Path, skipped: str) -> RunInterrupted:
+    return RunInterrupted(
+        f"interrupted after training ({agent.num_steps} steps): model.pt and the final "
+        f"checkpoint are in {out}; {skipped} was skipped (evaluate with `palaestra eval "
+        f"{out}`)."
+    )
 
 
 def _remove_stale_temporaries(out: Path) -> None:

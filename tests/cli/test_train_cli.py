@@ -329,8 +329,8 @@ def test_ctrl_c_during_start_up_prints_one_line(tmp_path, capsys, monkeypatch, p
     assert main(["train", "CartPole-v1", "--out", str(tmp_path / "run"), *TINY]) == 130
     captured = capsys.readouterr()
     assert captured.out == (
-        "palaestra train: interrupted during start-up, before training began; nothing was "
-        "trained or saved.\n"
+        "palaestra train: interrupted during start-up, before training began; no checkpoint "
+        "was written.\n"
     )
     assert captured.err == "" and not (tmp_path / "run" / ".lock").exists()
 
@@ -377,3 +377,25 @@ def test_eval_prefers_a_checkpoint_newer_than_model_pt(tmp_path, capsys):
         "checkpoint\n"
     )
     assert captured.out == newest
+
+
+def test_ctrl_c_in_the_final_evaluation_says_training_finished(tmp_path, capsys, monkeypatch):
+    # A Ctrl-C after training must not be reported as one during start-up.
+    from palaestra.train import runner
+
+    periodic = runner._evaluate_agent
+
+    def evaluate(agent, episodes, seed):
+        if seed == runner.FINAL_EVAL_SEED:  # the final evaluation of a seed-0 run
+            raise KeyboardInterrupt
+        return periodic(agent, episodes, seed)
+
+    monkeypatch.setattr(runner, "_evaluate_agent", evaluate)
+    out = tmp_path / "run"
+    assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", *TINY]) == 130
+    assert capsys.readouterr().out == (
+        f"palaestra train: interrupted after training (512 steps): model.pt and the final "
+        f"checkpoint are in {out}; the final evaluation was skipped (evaluate with "
+        f"`palaestra eval {out}`).\n"
+    )
+    assert (out / "model.pt").is_file()
