@@ -40,6 +40,7 @@ import numpy as np
 from palaestra import error
 from palaestra.train.checkpoint import (
     CheckpointError,
+    _load_problem,
     load_policy,
     load_state,
     newest_checkpoint,
@@ -576,10 +577,16 @@ def _resume_agent(agent: Any, out: Path, algo: str) -> None:
                 warnings.warn(f"Skipping {path} when resuming: {exc}", stacklevel=3)
     if not states:
         raise error.Error(f"nothing to resume in {out}: no readable model.pt or checkpoint.")
-    state, _ = max(states, key=lambda item: int(item[0].get("steps", 0)))
+    state, path = max(states, key=lambda item: int(item[0].get("steps", 0)))
     if state["algo"] != algo:
         raise error.Error(f"{out} holds a {state['algo']} run, not {algo}.")
-    agent.load_state(state)
+    try:
+        agent.load_state(state)
+    except (RuntimeError, KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(
+            f"cannot resume from {path}: it does not fit the agent {out / 'settings.json'} "
+            f"describes (was it edited?): {_load_problem(exc)}."
+        ) from None
 
 
 def resume_settings(folder: str | os.PathLike, allow_import: bool = False) -> RunSettings:
