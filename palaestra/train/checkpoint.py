@@ -331,10 +331,56 @@ def _actor_for(state: dict[str, Any], observation_space: Any, action_space: Any)
     not have (``hidden_sizes=[16384, 16384]`` beside 8-unit weights) is refused before
     anything is allocated.
     """
+    _build_on_meta(state, observation_space, action_space)
+    return _build_actor(state, observation_space, action_space)
+
+
+def _build_on_meta(state: dict[str, Any], observation_space: Any, action_space: Any) -> None:
     with torch.device("meta"), warnings.catch_warnings():
         warnings.filterwarnings("ignore", "for .*: copying from a non-meta parameter")
         _build_actor(state, observation_space, action_space)
-    return _build_actor(state, observation_space, action_space)
+
+
+def check_weights_fit(state: dict[str, Any], env: Any, path: Any) -> None:
+    """Check that a checkpoint's weights fit the network its config describes.
+
+    Nothing is allocated: the network is built on torch's ``meta`` device. The trainers'
+    ``load`` call this before building the agent, so a config naming sizes the weights do
+    not have is refused before it allocates them.
+
+    Args:
+        state: a checkpoint dictionary (see :func:`load_state`).
+        env: the env id, single env or vector env the agent will run on.
+        path: the checkpoint's file, for the message.
+
+    Raises:
+        CheckpointError: naming the file and the first wrong size.
+
+    Example:
+        >>> from palaestra.train.dqn import DQN
+        >>> state = DQN("MlpPolicy", "CartPole-v1", hidden_sizes=(8,)).state()
+        >>> check_weights_fit(state, "CartPole-v1", "model.pt")
+        >>> state["config"]["hidden_sizes"] = [16384]
+        >>> check_weights_fit(state, "CartPole-v1", "model.pt")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        palaestra.train.checkpoint.CheckpointError: model.pt: checkpoint weights do not fit...
+    """
+    if isinstance(env, str):
+        from palaestra import make
+
+        single = make(env)
+        spaces = single.observation_space, single.action_space
+        single.close()
+    else:
+        spaces = (
+            getattr(env, "single_observation_space", env.observation_space),
+            getattr(env, "single_action_space", env.action_space),
+        )
+    try:
+        _build_on_meta(state, *spaces)
+    except CheckpointError as exc:
+        raise CheckpointError(f"{path}: {exc}") from None
 
 
 def _build_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:

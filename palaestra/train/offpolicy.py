@@ -679,7 +679,12 @@ class OffPolicyAgent:
         """
         import dataclasses
 
-        from palaestra.train.checkpoint import CheckpointError, load_state, resolve_env_id
+        from palaestra.train.checkpoint import (
+            CheckpointError,
+            check_weights_fit,
+            load_state,
+            resolve_env_id,
+        )
         from palaestra.train.ppo import _config_from_state
 
         state = load_state(path)
@@ -687,6 +692,7 @@ class OffPolicyAgent:
             raise CheckpointError(f"{path}: holds a {state['algo']} agent, not {cls.__name__}.")
         if env is None:
             env = resolve_env_id(state, path, allow_import)
+        check_weights_fit(state, env, path)  # before the agent allocates its networks
         config = _config_from_state(cls.config_class, state["config"])
         agent = cls("MlpPolicy", env, config=dataclasses.replace(config, **hyper_parameters))
         agent.load_state(state)

@@ -915,7 +915,12 @@ class PPO:
             palaestra.train.checkpoint.CheckpointError: for a corrupt, truncated or foreign
                 file, or a checkpoint of another algorithm.
         """
-        from palaestra.train.checkpoint import CheckpointError, load_state, resolve_env_id
+        from palaestra.train.checkpoint import (
+            CheckpointError,
+            check_weights_fit,
+            load_state,
+            resolve_env_id,
+        )
 
         state = load_state(path)
         if state["algo"] != "ppo":
@@ -931,6 +936,7 @@ class PPO:
                     f"{path}: holds a custom policy; pass a module of its class as policy=."
                 )
         else:
+            check_weights_fit(state, env, path)  # before the agent allocates its networks
             policy = name
         agent = cls(policy, env, config=config)
         agent.load_state(state)

@@ -146,27 +146,52 @@ def test_a_loaded_policy_predicts_one_observation(model):
     assert np.shape(action) == () and int(action) in (0, 1)
 
 
-def test_a_config_naming_huge_layers_is_refused_before_allocating(model, monkeypatch):
-    # Before: hidden_sizes=[16384, 16384] beside 8-unit weights made eval allocate GBs.
-    state = load_state(model)
-    state["config"]["hidden_sizes"] = [16384, 16384]
-    torch.save(state, model)
-    allocated = []
+@pytest.fixture
+def linear_devices(monkeypatch):
+    """(out_features, device type) of every torch Linear layer built during the test."""
+    built = []
     real_linear = torch.nn.Linear.__init__
 
     def record(self, in_features, out_features, *args, **kwargs):
         device = kwargs.get("device") or torch.get_default_device()
-        allocated.append((out_features, torch.device(device).type))
+        built.append((out_features, torch.device(device).type))
         real_linear(self, in_features, out_features, *args, **kwargs)
 
     monkeypatch.setattr(torch.nn.Linear, "__init__", record)
+    return built
+
+
+def test_a_config_naming_huge_layers_is_refused_before_allocating(model, linear_devices):
+    # Before: hidden_sizes=[16384, 16384] beside 8-unit weights made eval allocate GBs.
+    state = load_state(model)
+    state["config"]["hidden_sizes"] = [16384, 16384]
+    torch.save(state, model)
     with pytest.raises(CheckpointError) as caught:
         load_policy(model)
     message = str(caught.value)
     assert "\n" not in message and message.startswith(f"{model}: checkpoint weights do not fit")
     assert "size mismatch for actor.0.weight: copying a param with shape (8, 4)" in message
     assert "the shape in current model is (16384, 4); nothing was allocated." in message
-    assert all(device == "meta" for size, device in allocated if size == 16384)
+    assert all(device == "meta" for size, device in linear_devices if size == 16384)
+
+
+@pytest.mark.parametrize(
+    "algo, env_id", [("ppo", "CartPole-v1"), ("dqn", "CartPole-v1"), ("sac", "Pendulum-v1")]
+)
+def test_algo_load_refuses_huge_layers_before_allocating(tmp_path, linear_devices, algo, env_id):
+    # Before: PPO/DQN/SAC.load built the agent from the config's sizes, then failed to load.
+    from palaestra.train.runner import _algorithm
+
+    algorithm = _algorithm(algo)[0]
+    path = tmp_path / "model.pt"
+    algorithm("MlpPolicy", env_id, hidden_sizes=(8,)).save(path)
+    state = load_state(path)
+    state["config"]["hidden_sizes"] = [4096, 4096]
+    torch.save(state, path)
+    linear_devices.clear()
+    with pytest.raises(CheckpointError, match=r"checkpoint weights do not fit .*size mismatch"):
+        algorithm.load(path)
+    assert all(device == "meta" for size, device in linear_devices if size == 4096)
 
 
 class _NotData:
