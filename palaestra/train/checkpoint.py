@@ -50,10 +50,17 @@ REQUIRED_KEYS = ("algo", "env_id", "config", "model")
 class CheckpointError(error.Error):
     """A checkpoint file that cannot be used (missing, corrupt, truncated, foreign) or written.
 
+    Attributes:
+        problem: the bare problem (e.g. the first wrong size), without the file's name.
+
     Example:
         >>> str(CheckpointError("model.pt: truncated"))
         'model.pt: truncated'
     """
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.problem = message
 
 
 def save_agent(agent: Any, path: str | os.PathLike) -> None:
@@ -380,7 +387,9 @@ def check_weights_fit(state: dict[str, Any], env: Any, path: Any) -> None:
     try:
         _build_on_meta(state, *spaces)
     except CheckpointError as exc:
-        raise CheckpointError(f"{path}: {exc}") from None
+        failure = CheckpointError(f"{path}: {exc}")
+        failure.problem = exc.problem
+        raise failure from None
 
 
 def _build_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
@@ -402,10 +411,12 @@ def _build_actor(state: dict[str, Any], observation_space: Any, action_space: An
 
             return sac_actor(state, observation_space, action_space)
     except (RuntimeError, KeyError, TypeError, ValueError) as exc:
-        raise CheckpointError(
+        failure = CheckpointError(
             f"checkpoint weights do not fit {algo} on {state.get('env_id')} with "
             f"config {_short(config)}: {_load_problem(exc)}; nothing was allocated."
-        ) from None
+        )
+        failure.problem = _load_problem(exc)
+        raise failure from None
     raise CheckpointError(f"checkpoint holds an unknown algorithm {algo!r}.")
 
 

@@ -41,6 +41,7 @@ from palaestra import error
 from palaestra.train.checkpoint import (
     CheckpointError,
     _load_problem,
+    check_weights_fit,
     load_policy,
     load_state,
     newest_checkpoint,
@@ -463,9 +464,10 @@ def run_training(settings: RunSettings, resume: bool = False) -> dict[str, Any]:
 
 def _run_locked(settings: RunSettings, out: Path, resume: bool) -> dict[str, Any]:
     _remove_stale_temporaries(out)
+    newest = _newest_state(settings, out) if resume else None
     agent, budget, target = build_agent(settings)
     if resume:
-        _resume_agent(agent, out, settings.algo)
+        _resume_agent(agent, newest, out)
     else:
         _atomic_write_text(out / "settings.json", json.dumps(settings.to_json(), indent=2))
     progress = _Progress(budget, settings.progress, initial=min(agent.num_steps, budget))
@@ -556,37 +558,60 @@ def _summary(
     return summary
 
 
-def _resume_agent(agent: Any, out: Path, algo: str) -> None:
-    """Load the newest state of the run in ``out`` into ``agent``."""
-    if not hasattr(agent, "load_state"):
-        raise error.Error(f"--resume supports ppo, dqn and sac runs, not {algo}.")
+def _newest_state(settings: RunSettings, out: Path) -> tuple[dict[str, Any], Path] | None:
+    """Read the newest state of the run in ``out``, checked before any agent is built.
+
+    The saved weights are checked (on the meta device) against the network that
+    ``settings.json`` describes, so an edited file naming other sizes is refused before
+    they are allocated. ``None`` (with a warning) when the run has no checkpoint yet.
+    """
+    if settings.algo == "reinforce":
+        raise error.Error("--resume supports ppo, dqn and sac runs, not reinforce.")
     candidates = [path for path in (newest_checkpoint(out), out / "model.pt") if path]
     if not any(path.is_file() for path in candidates):
         warnings.warn(
             f"{out} holds no checkpoint yet (the run was stopped before its first one): "
             "training starts again from step 0 with the run's settings.",
-            stacklevel=3,
+            stacklevel=4,
         )
-        return
+        return None
     states = []
     for path in candidates:
         if path.is_file():
             try:
                 states.append((load_state(path), path))
             except CheckpointError as exc:
-                warnings.warn(f"Skipping {path} when resuming: {exc}", stacklevel=3)
+                warnings.warn(f"Skipping {path} when resuming: {exc}", stacklevel=4)
     if not states:
         raise error.Error(f"nothing to resume in {out}: no readable model.pt or checkpoint.")
     state, path = max(states, key=lambda item: int(item[0].get("steps", 0)))
-    if state["algo"] != algo:
-        raise error.Error(f"{out} holds a {state['algo']} run, not {algo}.")
+    if state["algo"] != settings.algo:
+        raise error.Error(f"{out} holds a {state['algo']} run, not {settings.algo}.")
+    described = dict(state, config={**state["config"], **settings.to_json()["overrides"]})
+    try:
+        check_weights_fit(described, settings.env_id, path)
+    except CheckpointError as exc:
+        raise _does_not_fit(path, out, exc.problem) from None
+    return state, path
+
+
+def _resume_agent(agent: Any, newest: tuple[dict[str, Any], Path] | None, out: Path) -> None:
+    """Load the state :func:`_newest_state` found into ``agent`` (nothing when ``None``)."""
+    if newest is None:
+        return
+    state, path = newest
     try:
         agent.load_state(state)
     except (RuntimeError, KeyError, TypeError, ValueError) as exc:
-        raise CheckpointError(
-            f"cannot resume from {path}: it does not fit the agent {out / 'settings.json'} "
-            f"describes (was it edited?): {_load_problem(exc)}."
-        ) from None
+        raise _does_not_fit(path, out, _load_problem(exc)) from None
+
+
+def _does_not_fit(path: Path, out: Path, problem: str) -> CheckpointError:
+    return CheckpointError(
+        f"cannot resume from {path}: it does not fit the agent {out / 'settings.json'} "
+        f"describes (was it edited?): {problem.removesuffix('; nothing was allocated')}; "
+        "nothing was built."
+    )
 
 
 def resume_settings(folder: str | os.PathLike, allow_import: bool = False) -> RunSettings:

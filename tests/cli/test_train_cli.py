@@ -401,19 +401,28 @@ def test_ctrl_c_in_the_final_evaluation_says_training_finished(tmp_path, capsys,
     assert (out / "model.pt").is_file()
 
 
-def test_resume_of_an_edited_settings_file_is_one_line(tmp_path, capsys):
-    # Before: a torch "Error(s) in loading state_dict" traceback.
+def test_resume_of_an_edited_settings_file_is_refused_before_building(
+    tmp_path, capsys, monkeypatch
+):
+    # Before: the agent was built with the edited sizes (allocating them), then a torch
+    # "Error(s) in loading state_dict" traceback.
     out = tmp_path / "run"
     assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", *TINY]) == 0
     settings = json.loads((out / "settings.json").read_text())
-    settings["overrides"]["hidden_sizes"] = [8]
+    settings["overrides"]["hidden_sizes"] = [16384, 16384]
     (out / "settings.json").write_text(json.dumps(settings))
     capsys.readouterr()
+
+    def must_not_build(*args, **kwargs):
+        raise AssertionError("the agent was built before the sizes were checked")
+
+    monkeypatch.setattr("palaestra.train.runner.build_agent", must_not_build)
     assert main(["train", "--resume", str(out), "--steps", "1024", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert err.startswith(
+    assert err == (
         f"palaestra train: error: cannot resume from {out / 'checkpoints' / 'step_512.pt'}: it "
         f"does not fit the agent {out / 'settings.json'} describes (was it edited?): size "
-        "mismatch for actor.0.weight: copying a param with shape (64, 4) from checkpoint"
+        "mismatch for actor.0.weight: copying a param with shape (64, 4) from checkpoint, the "
+        "shape in current model is (16384, 4); nothing was built.\n"
     )
