@@ -26,3 +26,25 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
+
+
+def positive_float(text: str) -> float:
+    """Parse a command-line value that must be a number above 0.
+
+    Args:
+        text: the value as typed.
+
+    Raises:
+        argparse.ArgumentTypeError: the value is not a positive finite number.
+
+    Example:
+        >>> positive_float("0.5")
+        0.5
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value

@@ -65,14 +65,17 @@ def load_env(target: str) -> Any:
     location, class_name = target.rsplit(":", 1)
     module = _load_module(location)
     if not hasattr(module, class_name):
+        missing = error.Error(
+            f"{location!r} has no attribute {class_name!r}; expected module:Class."
+        )
+        if location.endswith(".py"):  # a file path is no module a registered id can name
+            raise missing
         from palaestra import make
 
         try:
             return make(target).unwrapped
-        except error.Error:
-            raise error.Error(
-                f"{location!r} has no attribute {class_name!r}; expected module:Class."
-            ) from None
+        except (error.Error, ImportError):
+            raise missing from None
     env_class = getattr(module, class_name)
     try:
         return env_class()

@@ -2,7 +2,8 @@
 
 Actions are deterministic (the most likely action) by default, as in training's
 evaluations; ``--stochastic`` samples them. The printed line names the mode. A run folder
-without ``model.pt`` (a run that was killed) falls back to its newest checkpoint. Nothing
+without ``model.pt``, or whose ``model.pt`` is older than its newest checkpoint (a run
+killed while saving), evaluates that checkpoint and says so on stderr. Nothing
 named in the checkpoint is imported: an env id with a ``module:`` prefix is refused unless
 ``--allow-import`` is given.
 
@@ -66,6 +67,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def checkpoint_path(path: Path) -> Path:
     """Pick the checkpoint to evaluate: the file, ``DIR/model.pt`` or the newest checkpoint.
 
+    A run folder's newest checkpoint wins (with a line on stderr saying so) when there is
+    no ``model.pt`` or when ``model.pt`` holds fewer steps: a run killed while saving its
+    final ``model.pt`` keeps the previous one.
+
     Example:
         >>> checkpoint_path(Path("runs/x/model.pt")).name
         'model.pt'
@@ -75,13 +80,31 @@ def checkpoint_path(path: Path) -> Path:
     if not path.is_dir():
         return path
     model = path / "model.pt"
-    if model.is_file():
-        return model
     newest = newest_checkpoint(path)
     if newest is None:
         return model
-    print(f"no model.pt in {path}; using the newest checkpoint {newest}", file=sys.stderr)
+    if not model.is_file():
+        print(f"no model.pt in {path}; using the newest checkpoint {newest}", file=sys.stderr)
+        return newest
+    model_steps, newest_steps = _saved_steps(model), int(newest.stem.removeprefix("step_"))
+    if model_steps is None or model_steps >= newest_steps:
+        return model
+    print(
+        f"{model} holds step {model_steps}, older than the newest checkpoint {newest} (a "
+        "final save was interrupted); using the newest checkpoint",
+        file=sys.stderr,
+    )
     return newest
+
+
+def _saved_steps(model: Path) -> int | None:
+    """Return the env steps ``model`` was saved at (``None`` if unreadable: loading says why)."""
+    from palaestra.train.checkpoint import CheckpointError, load_state
+
+    try:
+        return int(load_state(model).get("steps", 0))
+    except (CheckpointError, TypeError, ValueError):
+        return None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,7 +4,9 @@ Writes ``settings.json``, ``metrics.csv`` and TensorBoard logs, checkpoints, ``m
 (with normalization statistics), ``learning_curve.png``, a video of the trained agent and
 ``summary.json`` into ``--out``. Hyper-parameters start from the env's preset (the same the
 Python API uses); ``--config FILE`` (TOML or JSON: a table of hyper-parameters, data only)
-and ``--set key=value`` override them, in that order. ``--resume DIR`` continues a run.
+and ``--set key=value`` override them, in that order. ``--resume DIR`` continues a run;
+its ``settings.json`` is data: an env id that needs an import (``module:Env-v0``) is
+refused unless ``--allow-import`` is given.
 Needs PyTorch (``pip install torch==2.13.0`` then ``pip install "palaestra[train]"``).
 
 Example:
@@ -27,10 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from palaestra import error
-from palaestra.cli._arguments import positive_int
+from palaestra.cli._arguments import positive_float, positive_int
 
 ALGORITHMS = ("ppo", "dqn", "sac", "reinforce")
 INTERRUPTED = 130
+STARTUP_INTERRUPTED = (
+    "interrupted during start-up, before training began; no checkpoint was written."
+)
 
 
 def _key_value(text: str) -> tuple[str, Any]:
@@ -131,6 +136,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--resume", metavar="DIR", default=None, help="continue the run in DIR to its budget"
     )
     parser.add_argument(
+        "--allow-import",
+        action="store_true",
+        help="with --resume: allow the run's module:Env id to import its module "
+        "(trusted run folders only)",
+    )
+    parser.add_argument(
         "--device",
         default="cpu",
         help="torch device: cpu (default), cuda, cuda:N, mps or auto (cuda when available)",
@@ -155,6 +166,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     parser.add_argument(
         "--target", type=float, default=None, help="stop once evaluation reaches this return"
+    )
+    parser.add_argument(
+        "--checkpoint-every",
+        type=positive_int,
+        default=None,
+        metavar="STEPS",
+        help="env steps between checkpoints (default: a fifth of the budget)",
+    )
+    parser.add_argument(
+        "--checkpoint-minutes",
+        type=positive_float,
+        default=None,
+        metavar="M",
+        help="also checkpoint after every M minutes of training (default: 10)",
     )
     parser.add_argument(
         "--diagnostics",
@@ -198,7 +223,18 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Train as ``args`` asks and print a summary; return the exit status."""
+    """Train as ``args`` asks and print a summary; return the exit status.
+
+    A Ctrl-C prints one line (no traceback) and returns 130, also during start-up.
+    """
+    try:
+        return _train(args)
+    except KeyboardInterrupt:  # training and after end with RunInterrupted: this is start-up
+        print(f"palaestra train: {STARTUP_INTERRUPTED}")
+        return INTERRUPTED
+
+
+def _train(args: argparse.Namespace) -> int:
     from palaestra.train._torch import require_torch
 
     require_torch()
@@ -218,10 +254,11 @@ def run(args: argparse.Namespace) -> int:
     if args.resume:
         if args.env_id:
             raise error.Error("pass either ENV_ID or --resume DIR, not both.")
-        settings = resume_settings(args.resume)
+        settings = resume_settings(args.resume, allow_import=args.allow_import)
         settings.progress = not args.no_progress
         if args.steps:
             settings.steps = args.steps
+        _set_checkpointing(settings, args)
     else:
         if not args.env_id:
             raise error.Error("ENV_ID is required (or --resume DIR).")
@@ -249,6 +286,7 @@ def run(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
             overrides=overrides,
         )
+        _set_checkpointing(settings, args)
     try:
         summary = run_training(settings, resume=bool(args.resume))
     except RunInterrupted as exc:
@@ -264,6 +302,13 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"artifacts in {settings.output_folder()}")
     return 0
+
+
+def _set_checkpointing(settings: Any, args: argparse.Namespace) -> None:
+    if args.checkpoint_every is not None:
+        settings.checkpoint_every = args.checkpoint_every
+    if args.checkpoint_minutes is not None:
+        settings.checkpoint_minutes = args.checkpoint_minutes
 
 
 def _number(value: float | None) -> str:

@@ -25,9 +25,12 @@ Example:
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +48,19 @@ REQUIRED_KEYS = ("algo", "env_id", "config", "model")
 
 
 class CheckpointError(error.Error):
-    """A checkpoint file that cannot be used: missing, corrupt, truncated or foreign.
+    """A checkpoint file that cannot be used (missing, corrupt, truncated, foreign) or written.
+
+    Attributes:
+        problem: the bare problem (e.g. the first wrong size), without the file's name.
 
     Example:
         >>> str(CheckpointError("model.pt: truncated"))
         'model.pt: truncated'
     """
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.problem = message
 
 
 def save_agent(agent: Any, path: str | os.PathLike) -> None:
@@ -82,6 +92,10 @@ def save_agent(agent: Any, path: str | os.PathLike) -> None:
 def atomic_torch_save(obj: Any, path: str | os.PathLike) -> None:
     """``torch.save`` into a temporary file beside ``path``, then rename it over ``path``.
 
+    Raises:
+        CheckpointError: if the file cannot be written (a full disk, no permission): one
+            line naming the file, the reason and the free space; ``path`` is untouched.
+
     Example:
         >>> import tempfile, pathlib
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "x.pt"
@@ -90,17 +104,45 @@ def atomic_torch_save(obj: Any, path: str | os.PathLike) -> None:
         ['x.pt']
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # Serialized in memory first, so a failing disk raises our OSError (named below), not
+    # torch's "unexpected pos" from inside its zip writer.
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+        )
+    except OSError as exc:
+        raise _write_error(path, exc) from None
     try:
         with os.fdopen(handle, "wb") as file:
-            torch.save(obj, file)
+            _write_file(file, buffer.getbuffer())
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _write_error(path, exc) from None
         raise
+
+
+def _write_file(file: Any, data: memoryview) -> None:
+    file.write(data)
+
+
+def _write_error(path: Path, exc: OSError) -> CheckpointError:
+    """One line naming the file, the system's reason and the free space where it goes."""
+    try:
+        free = f"{shutil.disk_usage(path.parent).free / 2**20:.1f} MiB free"
+    except OSError:
+        free = "free space unknown"
+    return CheckpointError(
+        f"cannot write checkpoint {path}: {exc.strerror or exc} ({free} on "
+        f"{path.parent}); free some space or choose another folder, then try again "
+        "(the previous file, if any, is untouched)."
+    )
 
 
 def load_state(path: str | os.PathLike) -> dict[str, Any]:
@@ -129,8 +171,8 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # every unreadable file gets the same one-line answer
         raise CheckpointError(
-            f"{path} is not a readable checkpoint (corrupt, truncated or not a torch file: "
-            f"{_one_line(exc)}); retrain, or use another file from checkpoints/."
+            f"{path} is not a readable checkpoint ({_unreadable(exc)}); retrain, or use "
+            "another file from checkpoints/."
         ) from None
     if not isinstance(state, dict):
         raise CheckpointError(
@@ -152,6 +194,29 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
     except (AttributeError, TypeError) as exc:
         raise CheckpointError(f"{path} has malformed normalization statistics ({exc}).") from None
     return state
+
+
+def _unreadable(exc: BaseException) -> str:
+    r"""Say why ``torch.load`` refused a file, without torch's ANSI codes or unsafe advice.
+
+    Example:
+        >>> _unreadable(RuntimeError("Weights only load failed. \x1b[1mtrust\x1b[0m...\n"
+        ...     "WeightsUnpickler error: Unsupported global: GLOBAL os.system was not allowed"))
+        'it holds a pickled Python object (os.system), and checkpoints are loaded as data only'
+    """
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    if "Weights only load failed" not in text:
+        first = text.strip().splitlines()[0][:160] if text.strip() else ""
+        return f"corrupt, truncated or not a torch file: {type(exc).__name__}: {first}".rstrip(": ")
+    named = re.search(r"Unsupported global: GLOBAL (\S+)", text)
+    if named:
+        return (
+            f"it holds a pickled Python object ({named.group(1)}), and checkpoints are "
+            "loaded as data only"
+        )
+    operand = re.search(r"Unsupported operand \S+", text)
+    detail = f" ({operand.group(0).lower()})" if operand else ""
+    return f"corrupt, truncated or not a torch file: not a data-only pickle{detail}"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -266,7 +331,68 @@ class TrainedPolicy:
 
 
 def _actor_for(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
-    """``act(batch, deterministic)`` for the saved network of any algorithm."""
+    """``act(batch, deterministic)`` for the saved network of any algorithm.
+
+    The network is first built on torch's ``meta`` device (shapes only, no memory) and
+    the saved weights are checked against it, so a config that names sizes the weights do
+    not have (``hidden_sizes=[16384, 16384]`` beside 8-unit weights) is refused before
+    anything is allocated.
+    """
+    _build_on_meta(state, observation_space, action_space)
+    return _build_actor(state, observation_space, action_space)
+
+
+def _build_on_meta(state: dict[str, Any], observation_space: Any, action_space: Any) -> None:
+    with torch.device("meta"), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "for .*: copying from a non-meta parameter")
+        _build_actor(state, observation_space, action_space)
+
+
+def check_weights_fit(state: dict[str, Any], env: Any, path: Any) -> None:
+    """Check that a checkpoint's weights fit the network its config describes.
+
+    Nothing is allocated: the network is built on torch's ``meta`` device. The trainers'
+    ``load`` call this before building the agent, so a config naming sizes the weights do
+    not have is refused before it allocates them.
+
+    Args:
+        state: a checkpoint dictionary (see :func:`load_state`).
+        env: the env id, single env or vector env the agent will run on.
+        path: the checkpoint's file, for the message.
+
+    Raises:
+        CheckpointError: naming the file and the first wrong size.
+
+    Example:
+        >>> from palaestra.train.dqn import DQN
+        >>> state = DQN("MlpPolicy", "CartPole-v1", hidden_sizes=(8,)).state()
+        >>> check_weights_fit(state, "CartPole-v1", "model.pt")
+        >>> state["config"]["hidden_sizes"] = [16384]
+        >>> check_weights_fit(state, "CartPole-v1", "model.pt")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        palaestra.train.checkpoint.CheckpointError: model.pt: checkpoint weights do not fit...
+    """
+    if isinstance(env, str):
+        from palaestra import make
+
+        single = make(env)
+        spaces = single.observation_space, single.action_space
+        single.close()
+    else:
+        spaces = (
+            getattr(env, "single_observation_space", env.observation_space),
+            getattr(env, "single_action_space", env.action_space),
+        )
+    try:
+        _build_on_meta(state, *spaces)
+    except CheckpointError as exc:
+        failure = CheckpointError(f"{path}: {exc}")
+        failure.problem = exc.problem
+        raise failure from None
+
+
+def _build_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
     algo = state["algo"]
     config = state["config"]
     try:
@@ -285,15 +411,29 @@ def _actor_for(state: dict[str, Any], observation_space: Any, action_space: Any)
 
             return sac_actor(state, observation_space, action_space)
     except (RuntimeError, KeyError, TypeError, ValueError) as exc:
-        raise CheckpointError(
+        failure = CheckpointError(
             f"checkpoint weights do not fit {algo} on {state.get('env_id')} with "
-            f"config {_short(config)}: {_one_line(exc)}"
-        ) from None
+            f"config {_short(config)}: {_load_problem(exc)}; nothing was allocated."
+        )
+        failure.problem = _load_problem(exc)
+        raise failure from None
     raise CheckpointError(f"checkpoint holds an unknown algorithm {algo!r}.")
 
 
 def _short(config: Any) -> str:
     return str(config)[:80]
+
+
+def _load_problem(exc: BaseException) -> str:
+    """Return the first wrong size (else missing key) of a ``load_state_dict`` error."""
+    lines = str(exc).splitlines()
+    if isinstance(exc, RuntimeError) and lines and "loading state_dict" in lines[0]:
+        details = [line.strip() for line in lines[1:] if line.strip()]
+        # A wrong size says most about the config; missing keys follow from it.
+        details.sort(key=lambda line: not line.startswith("size mismatch"))
+        if details:
+            return details[0].replace("torch.Size([", "(").replace("])", ")").rstrip(".")
+    return _one_line(exc)
 
 
 class _HeadActor:

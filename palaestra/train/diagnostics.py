@@ -102,7 +102,7 @@ NON_FINITE_FIX = (
 
 
 class NonFiniteError(DiagnosticsError):
-    """Training met a non-finite reward, loss or gradient (``check_finite``, on by default).
+    """Training met a non-finite observation, reward, loss or gradient (``check_finite``).
 
     The message names the env step (and update) and ends with the likely fix.
 
@@ -139,6 +139,49 @@ def check_finite_rewards(rewards: Any, step: int) -> None:
         f"non-finite reward at env step {step}{where}: {float(values.reshape(-1)[index])!r}; "
         "training stopped."
     )
+
+
+def check_finite_observations(observations: Any, step: int, batched: bool = True) -> None:
+    """Raise :class:`NonFiniteError` at the first NaN or infinite observation value.
+
+    Args:
+        observations: the observations one (vector) step returned; Dict and Tuple
+            observations are checked key by key.
+        step: the env-step count, for the message.
+        batched: ``observations`` has one row per sub-env (a vector env), named in the
+            message; ``False`` for a single env.
+
+    Example:
+        >>> check_finite_observations(np.zeros((2, 3)), step=2)
+        >>> try:
+        ...     check_finite_observations(np.array([[0.0, 1.0], [np.inf, 0.0]]), step=6)
+        ... except NonFiniteError as problem:
+        ...     print(str(problem).splitlines()[0])
+        non-finite observation at env step 6 in sub-env 1: array([inf,  0.]); training stopped.
+    """
+    for name, leaf in _leaves(observations, "observation"):
+        values = np.asarray(leaf)
+        if values.dtype.kind not in "fc" or np.isfinite(values).all():
+            continue
+        where, shown = "", values
+        if batched and values.ndim:
+            rows = ~np.isfinite(values.reshape(len(values), -1)).all(axis=1)
+            index = int(np.flatnonzero(rows)[0])
+            where, shown = f" in sub-env {index}", values[index]
+        raise NonFiniteError(
+            f"non-finite {name} at env step {step}{where}: {shown!r}; training stopped."
+        )
+
+
+def _leaves(value: Any, name: str) -> list[tuple[str, Any]]:
+    """``(name, array)`` for each array of a (possibly nested Dict/Tuple) observation."""
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, tuple):
+        items = enumerate(value)
+    else:
+        return [(name, value)]
+    return [leaf for key, item in items for leaf in _leaves(item, f"{name}[{key!r}]")]
 
 
 def _check_on_problem(on_problem: str) -> None:

@@ -78,7 +78,7 @@ class DQNConfig:
             equal to the autograd path on the same batch (see :class:`DQNGradients`).
         hidden_sizes: hidden widths of the ReLU Q-network.
         log_interval: env steps between statistics rows (and callback calls).
-        check_finite: stop at the first non-finite reward, loss or gradient.
+        check_finite: stop at the first non-finite observation, reward, loss or gradient.
         normalize_observation: wrap the env in ``NormalizeObservation``.
         normalize_reward: wrap the env in ``NormalizeReward``.
         seed: seeds torch, NumPy and the env.

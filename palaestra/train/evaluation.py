@@ -1,10 +1,45 @@
-"""Evaluating a policy over many episodes at once on a vector env."""
+"""Evaluating a policy over many episodes at once on a vector env.
+
+An env without a time limit (registered without ``max_episode_steps``) may play an
+episode that never ends; evaluation (and REINFORCE's training episodes) then cut it at
+:data:`EPISODE_STEP_CAP` steps, with a warning naming the env and the cap, instead of
+hanging the run.
+"""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
+
+EPISODE_STEP_CAP = 10_000
+"""Steps after which an episode of an env without a time limit is cut."""
+
+
+def episode_step_cap(env: Any, purpose: str) -> int | None:
+    """Return the step cap ``env``'s episodes need: ``None`` when it has a time limit.
+
+    An env whose spec has no ``max_episode_steps`` gets :data:`EPISODE_STEP_CAP`, with a
+    warning naming the env, the cap and ``purpose`` (``"evaluation"``, ``"training"``).
+
+    Example:
+        >>> import palaestra as gym
+        >>> print(episode_step_cap(gym.make_vec("CartPole-v1", num_envs=2), "evaluation"))
+        None
+    """
+    spec = getattr(env, "spec", None)
+    if getattr(spec, "max_episode_steps", None) is not None:
+        return None
+    name = getattr(spec, "id", None) or type(env).__name__
+    warnings.warn(
+        f"{name} has no time limit: its {purpose} episodes are cut at {EPISODE_STEP_CAP} "
+        "steps so that an episode that never ends cannot hang the run; register it with "
+        "max_episode_steps=N to choose the limit.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return EPISODE_STEP_CAP
 
 
 def evaluate(
@@ -13,6 +48,7 @@ def evaluate(
     episodes: int = 100,
     deterministic: bool = True,
     seed: int | None = 10_000,
+    max_episode_steps: int | None = None,
 ) -> np.ndarray:
     """Play ``episodes`` episodes and return their undiscounted returns.
 
@@ -26,6 +62,9 @@ def evaluate(
         episodes: number of episodes.
         deterministic: act with the most likely action instead of sampling.
         seed: seed of the first round; ``None`` for random resets.
+        max_episode_steps: cut each episode after this many steps (its return so far
+            counts); ``None``: the env's own time limit, or :data:`EPISODE_STEP_CAP` (with
+            a warning, see :func:`episode_step_cap`) when it has none.
 
     Returns:
         float64 array of ``episodes`` returns.
@@ -44,22 +83,29 @@ def evaluate(
     """
     if episodes < 1:
         raise ValueError(f"episodes must be positive, got {episodes!r}.")
+    cap = (
+        max_episode_steps if max_episode_steps is not None else episode_step_cap(envs, "evaluation")
+    )
     returns: list[float] = []
     round_index = 0
     while len(returns) < episodes:
         round_seed = None if seed is None else seed + round_index * envs.num_envs
-        returns += _play_round(policy, envs, deterministic, round_seed)
+        returns += _play_round(policy, envs, deterministic, round_seed, cap)
         round_index += 1
     return np.asarray(returns[:episodes], dtype=np.float64)
 
 
-def _play_round(policy: Any, envs: Any, deterministic: bool, seed: int | None) -> list[float]:
+def _play_round(
+    policy: Any, envs: Any, deterministic: bool, seed: int | None, cap: int | None
+) -> list[float]:
     observations, _ = envs.reset(seed=seed)
     totals = np.zeros(envs.num_envs)
     running = np.ones(envs.num_envs, dtype=bool)
-    while running.any():
+    steps = 0
+    while running.any() and (cap is None or steps < cap):
         actions = policy.predict(observations, deterministic=deterministic)
         observations, rewards, terminated, truncated, _ = envs.step(actions)
         totals += np.where(running, rewards, 0.0)
         running &= ~np.logical_or(terminated, truncated)
+        steps += 1
     return totals.tolist()

@@ -54,6 +54,9 @@ class MetricsWriter:
         path: the CSV file (created with a header row, or appended to with ``append``).
         tensorboard_dir: folder of the TensorBoard event files, or ``None``.
         append: continue an existing file (a resumed run) instead of starting a new one.
+        after_step: with ``append``, first drop the rows past this env step (logged after
+            the checkpoint a resumed run continues from, so they are not written twice);
+            TensorBoard hides its events past it too (``purge_step``).
 
     Example:
         >>> import tempfile
@@ -71,16 +74,20 @@ class MetricsWriter:
         path: str | os.PathLike,
         tensorboard_dir: str | os.PathLike | None = None,
         append: bool = False,
+        after_step: int | None = None,
     ):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         continuing = append and self.path.is_file() and self.path.stat().st_size > 0
+        if continuing and after_step is not None:
+            _drop_rows_after(self.path, after_step)
         self._file = open(self.path, "a" if continuing else "w", newline="")  # noqa: SIM115
         self._writer = csv.DictWriter(self._file, METRIC_COLUMNS, extrasaction="ignore")
         if not continuing:
             self._writer.writeheader()
         self.rows: list[dict[str, Any]] = []
-        self._tensorboard = _tensorboard_writer(tensorboard_dir) if tensorboard_dir else None
+        purge = after_step + 1 if append and after_step is not None else None
+        self._tensorboard = _tensorboard_writer(tensorboard_dir, purge) if tensorboard_dir else None
 
     def write(self, row: dict[str, Any]) -> None:
         """Append ``row`` and flush, so the file is readable while training runs."""
@@ -114,7 +121,28 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _tensorboard_writer(folder: str | os.PathLike) -> Any:
+def _drop_rows_after(path: Path, step: int) -> None:
+    """Rewrite ``path`` (atomically) without the rows whose ``global_step`` exceeds ``step``."""
+    with open(path, newline="") as file:
+        rows = list(csv.reader(file))
+    column = rows[0].index("global_step") if rows and "global_step" in rows[0] else None
+    if column is None:
+        return
+    kept = [rows[0]] + [row for row in rows[1:] if _step_of(row, column) <= step]
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "w", newline="") as file:
+        csv.writer(file).writerows(kept)
+    os.replace(temporary, path)
+
+
+def _step_of(row: list[str], column: int) -> float:
+    try:
+        return float(row[column])
+    except (IndexError, ValueError):
+        return math.inf  # a torn last line of a killed run goes too
+
+
+def _tensorboard_writer(folder: str | os.PathLike, purge_step: int | None = None) -> Any:
     try:
         from torch.utils.tensorboard import SummaryWriter
     except ImportError as exc:
@@ -125,7 +153,7 @@ def _tensorboard_writer(folder: str | os.PathLike) -> Any:
             stacklevel=3,
         )
         return None
-    return SummaryWriter(log_dir=str(folder))
+    return SummaryWriter(log_dir=str(folder), purge_step=purge_step)
 
 
 def read_metrics(path: str | os.PathLike) -> list[dict[str, Any]]:

@@ -548,7 +548,7 @@ class OffPolicyAgent:
         """
         import time
 
-        from palaestra.train.diagnostics import check_finite_rewards
+        from palaestra.train.diagnostics import check_finite_observations, check_finite_rewards
         from palaestra.train.ppo import _asks_to_stop, _progress_bar
 
         if not isinstance(total_timesteps, (int, np.integer)) or total_timesteps < 1:
@@ -575,6 +575,7 @@ class OffPolicyAgent:
                 next_obs, rewards, terminated, truncated, _ = env.step(env_actions)
                 self.num_steps += n
                 if check:
+                    check_finite_observations(next_obs, self.num_steps)
                     check_finite_rewards(rewards, self.num_steps)
                 next_flat = self._flat(next_obs)
                 valid = self._masks.step(terminated, truncated).valid
@@ -678,7 +679,12 @@ class OffPolicyAgent:
         """
         import dataclasses
 
-        from palaestra.train.checkpoint import CheckpointError, load_state, resolve_env_id
+        from palaestra.train.checkpoint import (
+            CheckpointError,
+            check_weights_fit,
+            load_state,
+            resolve_env_id,
+        )
         from palaestra.train.ppo import _config_from_state
 
         state = load_state(path)
@@ -686,6 +692,7 @@ class OffPolicyAgent:
             raise CheckpointError(f"{path}: holds a {state['algo']} agent, not {cls.__name__}.")
         if env is None:
             env = resolve_env_id(state, path, allow_import)
+        check_weights_fit(state, env, path)  # before the agent allocates its networks
         config = _config_from_state(cls.config_class, state["config"])
         agent = cls("MlpPolicy", env, config=dataclasses.replace(config, **hyper_parameters))
         agent.load_state(state)

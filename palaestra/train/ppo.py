@@ -49,7 +49,12 @@ import numpy as np
 
 from palaestra.train._torch import require_torch
 from palaestra.train.buffer import RolloutBuffer, map_structure, minibatches, write_at
-from palaestra.train.diagnostics import NonFiniteError, TrainingMonitor, check_finite_rewards
+from palaestra.train.diagnostics import (
+    NonFiniteError,
+    TrainingMonitor,
+    check_finite_observations,
+    check_finite_rewards,
+)
 from palaestra.train.distributions import CategoricalHead, GaussianHead
 from palaestra.train.envs import (
     NEXT_STEP,
@@ -112,7 +117,8 @@ class PPOConfig:
         fast_path: ``None`` takes the hand-written MLP path whenever it applies, ``False``
             always trains with autograd, ``True`` demands the fast path.
         check_finite: stop with :class:`~palaestra.train.diagnostics.NonFiniteError` at the
-            first non-finite reward, loss or gradient (on by default; opt out explicitly).
+            first non-finite observation, reward, loss or gradient (on by default; opt out
+            explicitly).
         seed: seeds torch, NumPy and the env; ``None`` for fresh randomness.
         device: ``"cpu"``, ``"cuda"`` or ``"auto"`` (CUDA when available).
         torch_threads: intra-op threads for torch on the CPU.
@@ -503,7 +509,9 @@ class PPO:
                 env_actions = self._act_autograd(t, observations)
             observations, rewards, terminated, truncated, _ = env.step(env_actions)
             if check:
-                check_finite_rewards(rewards, self.num_steps + (t + 1) * buffer.num_envs)
+                step = self.num_steps + (t + 1) * buffer.num_envs
+                check_finite_observations(observations, step)
+                check_finite_rewards(rewards, step)
             buffer.rewards[t] = rewards
             buffer.terminated[t] = terminated
             buffer.truncated[t] = truncated
@@ -907,7 +915,12 @@ class PPO:
             palaestra.train.checkpoint.CheckpointError: for a corrupt, truncated or foreign
                 file, or a checkpoint of another algorithm.
         """
-        from palaestra.train.checkpoint import CheckpointError, load_state, resolve_env_id
+        from palaestra.train.checkpoint import (
+            CheckpointError,
+            check_weights_fit,
+            load_state,
+            resolve_env_id,
+        )
 
         state = load_state(path)
         if state["algo"] != "ppo":
@@ -923,6 +936,7 @@ class PPO:
                     f"{path}: holds a custom policy; pass a module of its class as policy=."
                 )
         else:
+            check_weights_fit(state, env, path)  # before the agent allocates its networks
             policy = name
         agent = cls(policy, env, config=config)
         agent.load_state(state)

@@ -24,8 +24,15 @@ from typing import Any
 import numpy as np
 
 from palaestra.train._torch import require_torch
-from palaestra.train.diagnostics import DiagnosticsWrapper, TrainingMonitor
+from palaestra.train.diagnostics import (
+    DiagnosticsWrapper,
+    NonFiniteError,
+    TrainingMonitor,
+    check_finite_observations,
+    check_finite_rewards,
+)
 from palaestra.train.distributions import is_box, make_head
+from palaestra.train.evaluation import episode_step_cap
 from palaestra.train.networks import PolicyNetwork
 from palaestra.train.ppo import resolve_device, seed_everything
 from palaestra.train.returns import discounted_returns, normalize_per_episode
@@ -58,6 +65,13 @@ class ReinforceConfig:
         diagnostics: check every env step (:class:`DiagnosticsWrapper`) and every update
             (:class:`TrainingMonitor`), raising at the first problem; slower.
         step_timeout: with ``diagnostics``, seconds one env step may take.
+        max_episode_steps: cut (truncate) a training episode after this many steps;
+            ``None``: the env's own time limit, or
+            :data:`~palaestra.train.evaluation.EPISODE_STEP_CAP` (with a warning) for an
+            env without one, so an episode that never ends cannot hang training.
+        check_finite: stop with :class:`~palaestra.train.diagnostics.NonFiniteError` at the
+            first non-finite observation, reward or gradient (on by default, as for PPO,
+            DQN and SAC; opt out explicitly).
 
     Example:
         >>> ReinforceConfig().n_trials
@@ -81,6 +95,8 @@ class ReinforceConfig:
     torch_threads: int = 1
     diagnostics: bool = False
     step_timeout: float | None = None
+    check_finite: bool = True
+    max_episode_steps: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.n_trials, int) or self.n_trials < 1:
@@ -161,6 +177,7 @@ class Reinforce:
         )
         self.monitor = monitor
         self.log = log
+        self.episode_cap = cfg.max_episode_steps or episode_step_cap(env, "training")
         self.obs_dim = int(np.prod(env.observation_space.shape))
         self.head = make_head(env.action_space, squash=cfg.squash).to(self.device)
         if is_box(env.action_space):
@@ -247,6 +264,9 @@ class Reinforce:
         seed = self.config.seed if self._first_reset else None
         observation, _ = self.env.reset(seed=seed)
         self._first_reset = False
+        check = self.config.check_finite
+        if check:
+            check_finite_observations(observation, self.num_steps, batched=False)
         log_probs, rewards, terminated, truncated = [], [], [], []
         done = False
         while not done:
@@ -255,11 +275,17 @@ class Reinforce:
             observation, reward, term, trunc, _ = self.env.step(
                 self.head.to_env(action.detach())[0]
             )
+            if check:
+                step = self.num_steps + len(rewards) + 1
+                check_finite_observations(observation, step, batched=False)
+                check_finite_rewards(reward, step)
             log_probs.append(log_prob)
             rewards.append(float(reward))
             terminated.append(bool(term))
             truncated.append(bool(trunc))
             done = term or trunc
+            if not done and self.episode_cap is not None and len(rewards) >= self.episode_cap:
+                truncated[-1] = done = True
         self.num_steps += len(rewards)
         self.num_episodes += 1
         return torch.cat(log_probs), rewards, terminated, truncated
@@ -275,6 +301,11 @@ class Reinforce:
         )
         if self.monitor is not None:
             self.monitor.check_update(loss, grad_norm, step=self.num_steps)
+        if self.config.check_finite and not math.isfinite(float(grad_norm)):
+            raise NonFiniteError(
+                f"non-finite loss or gradient at episode {self.num_episodes} (env step "
+                f"{self.num_steps}): gradient norm {float(grad_norm)}."
+            )
         self.optimizer.step()
         return loss.item(), grad_norm.item()
 

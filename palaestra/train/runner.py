@@ -16,17 +16,20 @@ return is reached), and writes into its output folder:
 - ``summary.json``: steps, wall time and the final evaluation (and how the run ended).
 
 Runs survive: every file is written atomically, the folder is locked while a run uses it
-(``.lock`` with the owner's process id), an existing run is never overwritten unless asked
-(``overwrite``), and Ctrl-C ends with a final checkpoint, ``model.pt`` and ``summary.json``.
+(an ``flock`` on ``.lock``, which names the owner's host and process id), an existing run
+is never overwritten unless asked (``overwrite``), and Ctrl-C ends with a final
+checkpoint, ``model.pt`` and ``summary.json``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import math
 import os
 import shutil
+import socket
 import time
 import warnings
 from pathlib import Path
@@ -37,16 +40,18 @@ import numpy as np
 from palaestra import error
 from palaestra.train.checkpoint import (
     CheckpointError,
+    _load_problem,
+    check_weights_fit,
     load_policy,
     load_state,
     newest_checkpoint,
+    resolve_env_id,
     save_agent,
 )
 from palaestra.train.envs import load_normalization_state, normalization_state
 from palaestra.train.evaluation import evaluate
 from palaestra.train.metrics import MetricsWriter, plot_learning_curve, read_metrics
 from palaestra.train.presets import ALGORITHMS, canonical_id, preset
-from palaestra.vector.processes import process_alive
 
 FINAL_EVAL_SEED = 10_000
 """Seed offset of the final evaluation (``palaestra eval`` uses 10000 by default too)."""
@@ -86,7 +91,13 @@ class RunSettings:
             50 per run).
         target: stop once an evaluation's mean return reaches it; ``None`` takes the env
             spec's ``reward_threshold``.
-        checkpoints: number of periodic checkpoints (a final one is always written).
+        checkpoints: number of periodic checkpoints (a final one is always written);
+            ignored when ``checkpoint_every`` is given.
+        checkpoint_every: env steps between checkpoints (written at the first update
+            past each multiple); ``None`` spreads ``checkpoints`` over the budget.
+        checkpoint_minutes: also checkpoint whenever this many minutes of training passed
+            since the last one, so a kill loses at most that much of a long run; ``None``
+            checkpoints by steps only.
         video: record the trained agent.
         progress: show a progress bar.
         tensorboard: write TensorBoard event files.
@@ -111,6 +122,8 @@ class RunSettings:
     eval_every: int | None = None
     target: float | None = None
     checkpoints: int = 5
+    checkpoint_every: int | None = None
+    checkpoint_minutes: float | None = 10.0
     video: bool = True
     progress: bool = True
     tensorboard: bool = True
@@ -120,6 +133,15 @@ class RunSettings:
     def __post_init__(self) -> None:
         if self.algo not in ALGORITHMS:
             raise ValueError(f"algo must be one of {ALGORITHMS}, got {self.algo!r}.")
+        if self.checkpoint_every is not None and not self.checkpoint_every >= 1:
+            raise ValueError(
+                f"checkpoint_every must be a positive number of env steps, got "
+                f"{self.checkpoint_every!r}."
+            )
+        if self.checkpoint_minutes is not None and not self.checkpoint_minutes > 0:
+            raise ValueError(
+                f"checkpoint_minutes must be positive, got {self.checkpoint_minutes!r}."
+            )
 
     def output_folder(self) -> Path:
         """Return the run's output folder."""
@@ -268,49 +290,58 @@ def _evaluate_agent(agent: Any, episodes: int, seed: int) -> np.ndarray:
 
 
 class RunLock:
-    """An exclusive lock on a run folder: ``.lock`` holding the owner's process id.
+    r"""An exclusive lock on a run folder: an ``flock`` on ``.lock``, which names its holder.
 
-    A lock left by a process that no longer runs is taken over.
+    The operating system holds the lock for the owning process and drops it when that
+    process ends in any way (even ``SIGKILL``), so a lock left by a dead run never blocks
+    and a recycled process id is never mistaken for the owner. The file says who holds
+    it (``host pid``). On a folder shared between hosts the lock protects runs where the
+    filesystem carries ``flock`` across hosts (NFS with locking enabled does).
 
     Args:
         folder: the run folder.
 
     Raises:
-        palaestra.error.Error: (on :meth:`acquire`) if another live process holds it.
+        palaestra.error.Error: (on :meth:`acquire`) if another process holds it, naming its
+            host and process id.
 
     Example:
-        >>> import tempfile
+        >>> import socket, tempfile
         >>> with RunLock(tempfile.mkdtemp()) as lock:
-        ...     lock.path.read_text() == str(os.getpid())
+        ...     lock.path.read_text() == f"{socket.gethostname()} {os.getpid()}\n"
         True
     """
 
     def __init__(self, folder: str | os.PathLike):
         self.path = Path(folder) / ".lock"
+        self._handle: int | None = None
 
     def acquire(self) -> RunLock:
-        """Take the lock (or raise naming the process that holds it)."""
-        for _ in range(2):
-            try:
-                handle = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            except FileExistsError:
-                owner = _lock_owner(self.path)
-                if owner is not None and process_alive(owner):
-                    raise error.Error(
-                        f"run folder {self.path.parent} is in use by process {owner} "
-                        f"({self.path}); wait for that run or choose another --out."
-                    ) from None
-                self.path.unlink(missing_ok=True)  # left behind by a process that died
+        """Take the lock (or raise naming the host and process that hold it)."""
+        for _ in range(3):
+            handle = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
+            if not _try_lock(handle):
+                os.close(handle)
+                raise error.Error(
+                    f"run folder {self.path.parent} is in use by {_lock_owner(self.path)} "
+                    f"({self.path}); wait for that run or choose another --out."
+                )
+            if not _is_current_file(handle, self.path):
+                os.close(handle)  # its owner released and removed it meanwhile: retry
                 continue
-            with os.fdopen(handle, "w") as file:
-                file.write(str(os.getpid()))
+            os.ftruncate(handle, 0)
+            os.write(handle, f"{socket.gethostname()} {os.getpid()}\n".encode())
+            self._handle = handle
             return self
         raise error.Error(f"could not lock run folder {self.path.parent}; try again.")
 
     def release(self) -> None:
-        """Give the lock up, if this process holds it."""
-        if _lock_owner(self.path) == os.getpid():
-            self.path.unlink(missing_ok=True)
+        """Give the lock up, if this object holds it (the file is removed first)."""
+        if self._handle is None:
+            return
+        self.path.unlink(missing_ok=True)
+        os.close(self._handle)
+        self._handle = None
 
     def __enter__(self) -> RunLock:
         return self.acquire()
@@ -319,11 +350,40 @@ class RunLock:
         self.release()
 
 
-def _lock_owner(path: Path) -> int | None:
+def _try_lock(handle: int) -> bool:
+    """Take an exclusive, non-blocking OS lock on the open file ``handle``."""
     try:
-        return int(path.read_text().strip())
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+            return False
+        raise
+    return True
+
+
+def _is_current_file(handle: int, path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(handle), os.stat(path))
+    except FileNotFoundError:
+        return False
+
+
+def _lock_owner(path: Path) -> str:
+    try:
+        host, pid = path.read_text().split()
     except (OSError, ValueError):
-        return None
+        return "another process"
+    return f"process {pid} on host {host}"
 
 
 def prepare_folder(out: Path, overwrite: bool, resume: bool = False) -> None:
@@ -403,16 +463,19 @@ def run_training(settings: RunSettings, resume: bool = False) -> dict[str, Any]:
 
 
 def _run_locked(settings: RunSettings, out: Path, resume: bool) -> dict[str, Any]:
+    _remove_stale_temporaries(out)
+    newest = _newest_state(settings, out) if resume else None
     agent, budget, target = build_agent(settings)
     if resume:
-        _resume_agent(agent, out, settings.algo)
+        _resume_agent(agent, newest, out)
     else:
         _atomic_write_text(out / "settings.json", json.dumps(settings.to_json(), indent=2))
     progress = _Progress(budget, settings.progress, initial=min(agent.num_steps, budget))
     started = time.perf_counter()
     tensorboard = out / "tensorboard" if settings.tensorboard else None
     interrupted = False
-    with MetricsWriter(out / "metrics.csv", tensorboard, append=resume) as metrics:
+    after_step = agent.num_steps if resume else None
+    with MetricsWriter(out / "metrics.csv", tensorboard, resume, after_step) as metrics:
         loop = _TrainingLoop(agent, settings, budget, target, metrics, progress, out)
         try:
             loop.run()
@@ -430,17 +493,42 @@ def _run_locked(settings: RunSettings, out: Path, resume: bool) -> dict[str, Any
                 f"interrupted at step {agent.num_steps}: checkpoint, model.pt and summary.json "
                 f"are in {out}; continue with `palaestra train --resume {out}`."
             )
-        final = _evaluate_agent(agent, settings.eval_episodes, seed=settings.seed + FINAL_EVAL_SEED)
+        try:
+            seed = settings.seed + FINAL_EVAL_SEED
+            final = _evaluate_agent(agent, settings.eval_episodes, seed=seed)
+        except KeyboardInterrupt:
+            raise _interrupted_after_training(agent, out, "the final evaluation") from None
         metrics.write(
             {"steps": agent.num_steps, "eval_mean": final.mean(), "eval_std": final.std()}
         )
     summary = _summary(agent, settings, train_seconds, target, loop, final)
     _atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
-    rows = read_metrics(out / "metrics.csv")
-    _write_plot(rows, out / "learning_curve.png", f"{agent.env_id} ({settings.algo})")
-    if settings.video:
-        record_video(out / "model.pt", out)
+    try:
+        rows = read_metrics(out / "metrics.csv")
+        _write_plot(rows, out / "learning_curve.png", f"{agent.env_id} ({settings.algo})")
+        if settings.video:
+            record_video(out / "model.pt", out)
+    except KeyboardInterrupt:
+        raise _interrupted_after_training(agent, out, "the learning curve or video") from None
     return summary
+
+
+def _interrupted_after_training(agent: Any, out: Path, skipped: str) -> RunInterrupted:
+    return RunInterrupted(
+        f"interrupted after training ({agent.num_steps} steps): model.pt and the final "
+        f"checkpoint are in {out}; {skipped} was skipped (evaluate with `palaestra eval "
+        f"{out}`)."
+    )
+
+
+def _remove_stale_temporaries(out: Path) -> None:
+    """Delete the temporary files of saves killed midway (their targets are intact).
+
+    Only called with the run's lock held, so no save of a live run is in progress.
+    """
+    for pattern in (".*.tmp", "checkpoints/.step_*.pt.*.tmp"):
+        for temporary in out.glob(pattern):
+            temporary.unlink(missing_ok=True)
 
 
 def _summary(
@@ -470,31 +558,86 @@ def _summary(
     return summary
 
 
-def _resume_agent(agent: Any, out: Path, algo: str) -> None:
-    """Load the newest state of the run in ``out`` into ``agent``."""
-    if not hasattr(agent, "load_state"):
-        raise error.Error(f"--resume supports ppo, dqn and sac runs, not {algo}.")
+def _newest_state(settings: RunSettings, out: Path) -> tuple[dict[str, Any], Path] | None:
+    """Read the newest state of the run in ``out``, checked before any agent is built.
+
+    The saved weights are checked (on the meta device) against the network that
+    ``settings.json`` describes, so an edited file naming other sizes is refused before
+    they are allocated. ``None`` (with a warning) when the run has no checkpoint yet.
+    """
+    if settings.algo == "reinforce":
+        raise error.Error("--resume supports ppo, dqn and sac runs, not reinforce.")
     candidates = [path for path in (newest_checkpoint(out), out / "model.pt") if path]
+    if not any(path.is_file() for path in candidates):
+        warnings.warn(
+            f"{out} holds no checkpoint yet (the run was stopped before its first one): "
+            "training starts again from step 0 with the run's settings.",
+            stacklevel=4,
+        )
+        return None
     states = []
     for path in candidates:
         if path.is_file():
             try:
                 states.append((load_state(path), path))
             except CheckpointError as exc:
-                warnings.warn(f"Skipping {path} when resuming: {exc}", stacklevel=3)
+                warnings.warn(f"Skipping {path} when resuming: {exc}", stacklevel=4)
     if not states:
         raise error.Error(f"nothing to resume in {out}: no readable model.pt or checkpoint.")
-    state, _ = max(states, key=lambda item: int(item[0].get("steps", 0)))
-    if state["algo"] != algo:
-        raise error.Error(f"{out} holds a {state['algo']} run, not {algo}.")
-    agent.load_state(state)
+    state, path = max(states, key=lambda item: int(item[0].get("steps", 0)))
+    if state["algo"] != settings.algo:
+        raise error.Error(f"{out} holds a {state['algo']} run, not {settings.algo}.")
+    described = dict(state, config={**state["config"], **settings.to_json()["overrides"]})
+    try:
+        check_weights_fit(described, settings.env_id, path)
+    except CheckpointError as exc:
+        raise _does_not_fit(path, out, exc.problem) from None
+    return state, path
 
 
-def resume_settings(folder: str | os.PathLike) -> RunSettings:
+def _resume_agent(agent: Any, newest: tuple[dict[str, Any], Path] | None, out: Path) -> None:
+    """Load the state :func:`_newest_state` found into ``agent`` (nothing when ``None``)."""
+    if newest is None:
+        return
+    state, path = newest
+    try:
+        agent.load_state(state)
+    except (RuntimeError, KeyError, TypeError, ValueError) as exc:
+        raise _does_not_fit(path, out, _load_problem(exc)) from None
+
+
+def _does_not_fit(path: Path, out: Path, problem: str) -> CheckpointError:
+    return CheckpointError(
+        f"cannot resume from {path}: it does not fit the agent {out / 'settings.json'} "
+        f"describes (was it edited?): {problem.removesuffix('; nothing was allocated')}; "
+        "nothing was built."
+    )
+
+
+def resume_settings(folder: str | os.PathLike, allow_import: bool = False) -> RunSettings:
     """Return the settings of the run in ``folder`` (from its ``settings.json``).
 
+    ``settings.json`` is data, like a checkpoint: an env id that needs an import
+    (``module:Env-v0``) is refused unless ``allow_import`` is true, and nothing is imported
+    while reading it.
+
+    Args:
+        folder: the run folder.
+        allow_import: allow the saved ``module:Env-v0`` id to import its module (trusted
+            folders only; ``palaestra train --resume DIR --allow-import``).
+
     Raises:
-        palaestra.error.Error: if ``folder`` holds no readable ``settings.json``.
+        palaestra.error.Error: if ``folder`` holds no readable ``settings.json``, or its env
+            id would import a module without ``allow_import``.
+
+    Example:
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "settings.json").write_text('{"env_id": "evil:CartPole-v1"}')
+        >>> resume_settings(folder)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        palaestra.train.checkpoint.CheckpointError: ...settings.json names env id 'evil:Cart...
     """
     path = Path(folder) / "settings.json"
     try:
@@ -506,6 +649,10 @@ def resume_settings(folder: str | os.PathLike) -> RunSettings:
         ) from None
     if not isinstance(data, dict) or "env_id" not in data:
         raise error.Error(f"cannot resume {folder}: settings.json is not a run's settings.")
+    if not isinstance(data["env_id"], str):
+        raise error.Error(f"cannot resume {folder}: settings.json's env_id is not a string.")
+    if not allow_import or ":" not in data["env_id"]:
+        resolve_env_id(data, path, allow_import=False)
     settings = RunSettings.from_json(data)
     settings.out = str(folder)
     settings.overwrite = False
@@ -534,8 +681,13 @@ class _TrainingLoop:
         self.eval_every = settings.eval_every or chosen.eval_every or max(budget // 50, 1)
         start = agent.num_steps
         self.next_eval = start + self.eval_every
-        self.checkpoint_every = max(budget // max(settings.checkpoints, 1), 1)
+        self.checkpoint_every = settings.checkpoint_every or max(
+            budget // max(settings.checkpoints, 1), 1
+        )
         self.next_checkpoint = start + self.checkpoint_every
+        minutes = settings.checkpoint_minutes
+        self.checkpoint_seconds = None if minutes is None else minutes * 60.0
+        self.last_checkpoint_time = time.monotonic()
 
     def run(self) -> None:
         remaining = self.budget - self.agent.num_steps
@@ -552,12 +704,14 @@ class _TrainingLoop:
         if name not in self.checkpoints_written:
             save_agent(self.agent, self.out / "checkpoints" / name)
             self.checkpoints_written.append(name)
+        self.last_checkpoint_time = time.monotonic()
 
     def on_update(self, stats: dict[str, Any]) -> bool:
         steps = stats["steps"]
         self.progress.update(steps, stats)
-        if steps >= self.next_checkpoint:
-            self.next_checkpoint += self.checkpoint_every
+        if steps >= self.next_checkpoint or self._checkpoint_is_due():
+            while self.next_checkpoint <= steps:
+                self.next_checkpoint += self.checkpoint_every
             self.save_checkpoint()
         if self.settings.algo != "reinforce" and steps >= self.next_eval:
             while self.next_eval <= steps:
@@ -569,6 +723,10 @@ class _TrainingLoop:
             return not self.reached_target
         self.metrics.write(stats)
         return True
+
+    def _checkpoint_is_due(self) -> bool:
+        seconds = self.checkpoint_seconds
+        return seconds is not None and time.monotonic() - self.last_checkpoint_time >= seconds
 
     def _evaluate(self) -> np.ndarray:
         self.evaluations += 1

@@ -70,7 +70,7 @@ class SACConfig:
             batch (see :class:`SACGradients`).
         hidden_sizes: hidden widths of the ReLU actor and critics.
         log_interval: env steps between statistics rows (and callback calls).
-        check_finite: stop at the first non-finite reward or loss.
+        check_finite: stop at the first non-finite observation, reward or loss.
         normalize_observation: wrap the env in ``NormalizeObservation``.
         normalize_reward: wrap the env in ``NormalizeReward``.
         seed: seeds torch, NumPy and the env.

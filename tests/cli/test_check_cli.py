@@ -140,3 +140,13 @@ def test_headless_check_of_a_mujoco_env_passes(headless, capsys):
     pytest.importorskip("mujoco")
     assert main(["check", "InvertedPendulum-v5"]) == 0
     assert "skipped: render_mode='human'" in capsys.readouterr().out
+
+
+def test_missing_class_of_an_existing_file_blames_the_class(tmp_path, capsys):
+    # Before: "No module named '.../existing_file'" (the file was fine, the class missing).
+    path = tmp_path / "existing_file.py"
+    path.write_text("VALUE = 1\n")
+    assert main(["check", f"{path}:MissingClass"]) == 2
+    err = capsys.readouterr().err
+    assert f"{str(path)!r} has no attribute 'MissingClass'; expected module:Class." in err
+    assert "No module named" not in err

@@ -241,3 +241,188 @@ def test_the_readme_first_command_writes_a_curve_and_a_checkpoint(tmp_path, caps
     assert len(evaluations) >= 3
     assert len(list((out / "checkpoints").glob("step_*.pt"))) >= 1
     assert (out / "learning_curve.png").is_file()
+
+
+EVIL_MODULE = """
+import pathlib
+pathlib.Path(__file__).with_name("PWNED").write_text("code from the run folder ran")
+"""
+
+
+@pytest.fixture
+def run_naming(tmp_path, monkeypatch):
+    """A trained run folder whose settings.json names the given env id."""
+
+    def make(env_id):
+        out = tmp_path / "run"
+        assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", *TINY]) == 0
+        settings = json.loads((out / "settings.json").read_text())
+        (out / "settings.json").write_text(json.dumps(dict(settings, env_id=env_id)))
+        return out
+
+    return make
+
+
+def test_resume_refuses_an_env_id_that_imports_this(run_naming, capsys, monkeypatch):
+    # Before: `--resume DIR` with "env_id": "this:CartPole-v1" printed the Zen of Python.
+    monkeypatch.delitem(sys.modules, "this", raising=False)
+    out = run_naming("this:CartPole-v1")
+    capsys.readouterr()
+    assert main(["train", "--resume", str(out), "--steps", "1024", "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert "this" not in sys.modules and "Zen" not in captured.out
+    assert "names env id 'this:CartPole-v1', which would import module 'this'" in captured.err
+    assert "--allow-import" in captured.err and captured.err.count("\n") == 1
+
+
+def test_resume_imports_nothing_from_the_run_folder(run_naming, capsys, monkeypatch):
+    # Before: `cd run && python -m palaestra train --resume .` ran the folder's evilmod.py.
+    out = run_naming("evilmod:CartPole-v1")
+    (out / "evilmod.py").write_text(EVIL_MODULE)
+    monkeypatch.chdir(out)
+    monkeypatch.syspath_prepend(str(out))  # as `python -m` puts the working folder first
+    monkeypatch.delitem(sys.modules, "evilmod", raising=False)
+    assert main(["train", "--resume", ".", "--steps", "1024", "--no-progress"]) == 2
+    assert not (out / "PWNED").exists() and "evilmod" not in sys.modules
+    assert "would import module 'evilmod'; nothing was run" in capsys.readouterr().err
+
+
+def test_allow_import_lets_resume_import_the_runs_module(run_naming, capsys, monkeypatch):
+    out = run_naming("evilmod:CartPole-v1")
+    (out / "evilmod.py").write_text(EVIL_MODULE)
+    monkeypatch.syspath_prepend(str(out))
+    monkeypatch.delitem(sys.modules, "evilmod", raising=False)
+    try:
+        args = ["train", "--resume", str(out), "--steps", "1024", "--no-progress"]
+        assert main([*args, "--allow-import"]) == 0
+    finally:
+        sys.modules.pop("evilmod", None)
+    assert (out / "PWNED").exists()
+    assert "trained ppo on CartPole-v1: 1024 steps" in capsys.readouterr().out
+
+
+def test_train_reinforce_on_a_nan_reward_exits_non_zero_without_a_model(tmp_path, capsys):
+    # Before: 20,002 steps, a model.pt with non-finite values in 10 tensors, exit code 0.
+    import palaestra as gym
+    from tests.train.envs import NaNRewardEnv
+
+    gym.register("NaNRewardCli-v0", entry_point=NaNRewardEnv)
+    try:
+        args = ["train", "NaNRewardCli-v0", "--algo", "reinforce", "--out", str(tmp_path)]
+        assert main([*args, "--no-video", *TINY]) == 2
+    finally:
+        gym.registry.pop("NaNRewardCli-v0")
+    err = capsys.readouterr().err
+    assert err.startswith("palaestra train: error: non-finite reward at env step 12: nan;")
+    assert not (tmp_path / "model.pt").exists()
+
+
+@pytest.mark.parametrize(
+    "phase", ["palaestra.train.ppo.resolve_device", "palaestra.train.runner.build_agent"]
+)
+def test_ctrl_c_during_start_up_prints_one_line(tmp_path, capsys, monkeypatch, phase):
+    # Before: a KeyboardInterrupt traceback when Ctrl-C came before training began.
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(phase, interrupt)
+    assert main(["train", "CartPole-v1", "--out", str(tmp_path / "run"), *TINY]) == 130
+    captured = capsys.readouterr()
+    assert captured.out == (
+        "palaestra train: interrupted during start-up, before training began; no checkpoint "
+        "was written.\n"
+    )
+    assert captured.err == "" and not (tmp_path / "run" / ".lock").exists()
+
+
+def test_a_killed_saves_temporary_file_is_removed_on_the_next_start(tmp_path, capsys):
+    # Before: checkpoints/.step_N.pt.*.tmp of a killed save stayed for ever.
+    out = tmp_path / "run"
+    assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", *TINY]) == 0
+    checkpoints = out / "checkpoints"
+    previous = (checkpoints / "step_512.pt").read_bytes()
+    stale = [checkpoints / ".step_768.pt.k1ll3d.tmp", out / ".model.pt.k1ll3d.tmp"]
+    for path in stale:
+        path.write_bytes(previous[:100])
+    assert main(["train", "--resume", str(out), "--steps", "640", "--no-progress"]) == 0
+    assert not any(path.exists() for path in stale)
+    assert (checkpoints / "step_512.pt").read_bytes() == previous
+
+
+def test_checkpoint_flags_are_saved_with_the_run(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["train", "CartPole-v1", "--out", str(out), "--no-video", "--num-envs", "4", *TINY]
+    assert main([*args, "--checkpoint-every", "256", "--checkpoint-minutes", "2.5"]) == 0
+    saved = json.loads((out / "settings.json").read_text())
+    assert (saved["checkpoint_every"], saved["checkpoint_minutes"]) == (256, 2.5)
+    names = sorted(p.name for p in (out / "checkpoints").iterdir())
+    assert names == ["step_256.pt", "step_512.pt"]
+
+
+def test_eval_prefers_a_checkpoint_newer_than_model_pt(tmp_path, capsys):
+    # Before: after a kill during the final model.pt save, eval silently used the older one.
+    out = tmp_path / "run"
+    args = ["train", "CartPole-v1", "--out", str(out), "--no-video", "--num-envs", "4", *TINY]
+    assert main(args) == 0
+    checkpoints = out / "checkpoints"
+    (out / "model.pt").write_bytes((checkpoints / "step_384.pt").read_bytes())
+    capsys.readouterr()
+    assert main(["eval", str(checkpoints / "step_512.pt"), "--episodes", "2"]) == 0
+    newest = capsys.readouterr().out
+    assert main(["eval", str(out), "--episodes", "2"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"{out / 'model.pt'} holds step 384, older than the newest checkpoint "
+        f"{checkpoints / 'step_512.pt'} (a final save was interrupted); using the newest "
+        "checkpoint\n"
+    )
+    assert captured.out == newest
+
+
+def test_ctrl_c_in_the_final_evaluation_says_training_finished(tmp_path, capsys, monkeypatch):
+    # A Ctrl-C after training must not be reported as one during start-up.
+    from palaestra.train import runner
+
+    periodic = runner._evaluate_agent
+
+    def evaluate(agent, episodes, seed):
+        if seed == runner.FINAL_EVAL_SEED:  # the final evaluation of a seed-0 run
+            raise KeyboardInterrupt
+        return periodic(agent, episodes, seed)
+
+    monkeypatch.setattr(runner, "_evaluate_agent", evaluate)
+    out = tmp_path / "run"
+    assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", *TINY]) == 130
+    assert capsys.readouterr().out == (
+        f"palaestra train: interrupted after training (512 steps): model.pt and the final "
+        f"checkpoint are in {out}; the final evaluation was skipped (evaluate with "
+        f"`palaestra eval {out}`).\n"
+    )
+    assert (out / "model.pt").is_file()
+
+
+def test_resume_of_an_edited_settings_file_is_refused_before_building(
+    tmp_path, capsys, monkeypatch
+):
+    # Before: the agent was built with the edited sizes (allocating them), then a torch
+    # "Error(s) in loading state_dict" traceback.
+    out = tmp_path / "run"
+    assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", *TINY]) == 0
+    settings = json.loads((out / "settings.json").read_text())
+    settings["overrides"]["hidden_sizes"] = [16384, 16384]
+    (out / "settings.json").write_text(json.dumps(settings))
+    capsys.readouterr()
+
+    def must_not_build(*args, **kwargs):
+        raise AssertionError("the agent was built before the sizes were checked")
+
+    monkeypatch.setattr("palaestra.train.runner.build_agent", must_not_build)
+    assert main(["train", "--resume", str(out), "--steps", "1024", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err == (
+        f"palaestra train: error: cannot resume from {out / 'checkpoints' / 'step_512.pt'}: it "
+        f"does not fit the agent {out / 'settings.json'} describes (was it edited?): size "
+        "mismatch for actor.0.weight: copying a param with shape (64, 4) from checkpoint, the "
+        "shape in current model is (16384, 4); nothing was built.\n"
+    )

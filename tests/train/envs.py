@@ -130,6 +130,41 @@ class NaNRewardEnv(gym.Env):
         return np.zeros(4, np.float32), reward, False, self.steps % 20 == 0, {}
 
 
+class NaNObservationEnv(NaNRewardEnv):
+    """:class:`NaNRewardEnv` with finite rewards whose observation turns NaN instead."""
+
+    def step(self, action):
+        self.steps += 1
+        observation = np.zeros(4, np.float32)
+        if self.steps >= self.bad_step:
+            observation[2] = np.nan
+        return observation, 1.0, False, self.steps % 20 == 0, {}
+
+
+class NeverEndingEnv(gym.Env):
+    """Episodes that never terminate; a step past ``limit`` in one episode fails the test.
+
+    Register it without ``max_episode_steps``: the code under test must cut its episodes.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, limit: int = 5000):
+        self.limit = limit
+        self.observation_space = spaces.Box(-1, 1, (4,), np.float32)
+        self.action_space = spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.zeros(4, np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        assert self.t <= self.limit, "an episode that never ends was not cut"
+        return np.zeros(4, np.float32), 1.0, False, False, {}
+
+
 class HangsAfterEnv(gym.Env):
     """An env whose instances built after some instance has stepped block in ``step``.
 

@@ -144,3 +144,105 @@ def test_a_loaded_policy_predicts_one_observation(model):
 
     action = load_policy(model).predict(np.zeros(4, dtype=np.float32))
     assert np.shape(action) == () and int(action) in (0, 1)
+
+
+@pytest.fixture
+def linear_devices(monkeypatch):
+    """(out_features, device type) of every torch Linear layer built during the test."""
+    built = []
+    real_linear = torch.nn.Linear.__init__
+
+    def record(self, in_features, out_features, *args, **kwargs):
+        device = kwargs.get("device") or torch.get_default_device()
+        built.append((out_features, torch.device(device).type))
+        real_linear(self, in_features, out_features, *args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.Linear, "__init__", record)
+    return built
+
+
+def test_a_config_naming_huge_layers_is_refused_before_allocating(model, linear_devices):
+    # Before: hidden_sizes=[16384, 16384] beside 8-unit weights made eval allocate GBs.
+    state = load_state(model)
+    state["config"]["hidden_sizes"] = [16384, 16384]
+    torch.save(state, model)
+    with pytest.raises(CheckpointError) as caught:
+        load_policy(model)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{model}: checkpoint weights do not fit")
+    assert "size mismatch for actor.0.weight: copying a param with shape (8, 4)" in message
+    assert "the shape in current model is (16384, 4); nothing was allocated." in message
+    assert all(device == "meta" for size, device in linear_devices if size == 16384)
+
+
+@pytest.mark.parametrize(
+    "algo, env_id", [("ppo", "CartPole-v1"), ("dqn", "CartPole-v1"), ("sac", "Pendulum-v1")]
+)
+def test_algo_load_refuses_huge_layers_before_allocating(tmp_path, linear_devices, algo, env_id):
+    # Before: PPO/DQN/SAC.load built the agent from the config's sizes, then failed to load.
+    from palaestra.train.runner import _algorithm
+
+    algorithm = _algorithm(algo)[0]
+    path = tmp_path / "model.pt"
+    algorithm("MlpPolicy", env_id, hidden_sizes=(8,)).save(path)
+    state = load_state(path)
+    state["config"]["hidden_sizes"] = [4096, 4096]
+    torch.save(state, path)
+    linear_devices.clear()
+    with pytest.raises(CheckpointError, match=r"checkpoint weights do not fit .*size mismatch"):
+        algorithm.load(path)
+    assert all(device == "meta" for size, device in linear_devices if size == 4096)
+
+
+class _NotData:
+    """A class a hostile checkpoint could pickle (never unpickled by load_state)."""
+
+
+@pytest.mark.parametrize("content", ["object", "pickle"])
+def test_an_unreadable_file_is_named_without_ansi_codes_or_torchs_advice(tmp_path, content):
+    # Before: the message embedded torch's \x1b[1m escapes and half its weights_only advice.
+    path = tmp_path / "model.pt"
+    if content == "object":
+        torch.save({"format": "palaestra-checkpoint", "thing": _NotData()}, path)
+    else:
+        path.write_bytes(__import__("pickle").dumps({"a": 1}))
+    with pytest.raises(CheckpointError) as caught:
+        load_state(path)
+    message = str(caught.value)
+    assert "\x1b" not in message and "weights_only" not in message and "\n" not in message
+    expected = {
+        "object": f"({__name__}._NotData), and checkpoints are loaded as data only",
+        "pickle": "not a torch file: not a data-only pickle (unsupported operand 149)",
+    }[content]
+    assert message.startswith(f"{path} is not a readable checkpoint (") and expected in message
+
+
+def _full_disk(file, data):
+    import errno
+
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_disk_is_one_line_naming_the_file_and_the_free_space(model, agent, monkeypatch):
+    # Before: a raw torch traceback ("unexpected pos ...") with nothing about disk or file.
+    before = model.read_bytes()
+    monkeypatch.setattr("palaestra.train.checkpoint._write_file", _full_disk)
+    with pytest.raises(CheckpointError) as caught:
+        save_agent(agent, model)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"cannot write checkpoint {model}: No space left on device (")
+    assert f" MiB free on {model.parent}); free some space" in message
+    assert model.read_bytes() == before
+    assert [p.name for p in model.parent.iterdir()] == ["model.pt"]
+
+
+def test_train_on_a_full_disk_exits_2_with_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr("palaestra.train.checkpoint._write_file", _full_disk)
+    out = tmp_path / "run"
+    args = ["train", "CartPole-v1", "--out", str(out), "--steps", "256", "--no-video"]
+    assert main([*args, "--no-progress", "--eval-episodes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    checkpoint = out / "checkpoints" / "step_256.pt"
+    assert err.startswith(f"palaestra train: error: cannot write checkpoint {checkpoint}: No sp")

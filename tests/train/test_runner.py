@@ -3,6 +3,7 @@
 import json
 import os
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -18,7 +19,12 @@ from palaestra.train.runner import (  # noqa: E402
     _TrainingLoop,
     run_training,
 )
-from tests.train.envs import HangsAfterEnv, NaNRewardEnv  # noqa: E402
+from tests.train.envs import (  # noqa: E402
+    HangsAfterEnv,
+    NaNObservationEnv,
+    NaNRewardEnv,
+    NeverEndingEnv,
+)
 
 QUIET = {"video": False, "progress": False, "tensorboard": False, "eval_episodes": 4}
 
@@ -78,9 +84,10 @@ def test_a_folder_in_use_by_another_process_is_refused(tmp_path):
     # Before: two runs with the same --out both exited 0 with a torn metrics.csv.
     folder = tmp_path / "run"
     folder.mkdir()
-    (folder / ".lock").write_text(str(os.getppid()))  # a live process that is not us
-    with pytest.raises(error.Error, match=rf"in use by process {os.getppid()}"):
-        run_training(settings(tmp_path))
+    with RunLock(folder):  # held through another open file, as another process would
+        (folder / ".lock").write_text("otherhost 4242\n")
+        with pytest.raises(error.Error, match=r"in use by process 4242 on host otherhost"):
+            run_training(settings(tmp_path))
     assert not (folder / "metrics.csv").exists()
 
 
@@ -92,9 +99,36 @@ def test_a_lock_left_by_a_dead_process_is_taken_over(tmp_path):
     assert not (folder / ".lock").exists()
 
 
-def test_the_lock_is_held_during_the_run_and_released_after(tmp_path):
-    with RunLock(tmp_path) as lock:
-        assert lock.path.read_text() == str(os.getpid())
+HOLD_LOCK = """
+import sys, time
+from palaestra.train.runner import RunLock
+RunLock(sys.argv[1]).acquire()
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_lock_names_host_and_pid_and_dies_with_its_process(tmp_path):
+    # Before: the lock held only a pid (no host), and a live pid was trusted as the owner.
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        expected = f"in use by process {holder.pid} on host {socket.gethostname()}"
+        with pytest.raises(error.Error, match=expected):
+            RunLock(tmp_path).acquire()
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+        holder.stdout.close()
+    with RunLock(tmp_path) as lock:  # the lock went with its process, though .lock stayed
+        assert lock.path.read_text() == f"{socket.gethostname()} {os.getpid()}\n"
     assert not lock.path.exists()
 
 
@@ -172,6 +206,32 @@ def test_a_nan_reward_stops_training_by_default_naming_the_step(tmp_path, regist
     assert "check_finite=False" in message and "--no-check-finite" in message
 
 
+def test_reinforce_stops_at_a_nan_reward_and_writes_no_model(tmp_path, registered):
+    # Before: REINFORCE trained on, wrote a model.pt of NaN weights and exited 0.
+    env_id = registered("NaNReward-v0", NaNRewardEnv)
+    with pytest.raises(NonFiniteError, match=r"^non-finite reward at env step 12: nan;"):
+        run_training(settings(tmp_path, env_id=env_id, algo="reinforce", steps=256))
+    assert not (tmp_path / "run" / "model.pt").exists()
+
+
+@pytest.mark.parametrize(
+    "algo, where",
+    [("ppo", " in sub-env 0"), ("dqn", " in sub-env 0"), ("reinforce", "")],
+)
+def test_a_nan_observation_is_named_with_its_step_and_sub_env(tmp_path, registered, algo, where):
+    # Before: "non-finite loss or gradient" (PPO, DQN); REINFORCE trained on.
+    env_id = registered("NaNObservation-v0", NaNObservationEnv)
+    run = settings(tmp_path, env_id=env_id, algo=algo, num_envs=1, steps=256)
+    with pytest.raises(NonFiniteError) as caught:
+        run_training(run)
+    headline = str(caught.value).splitlines()[0]
+    assert headline == (
+        f"non-finite observation at env step 12{where}: "
+        "array([ 0.,  0., nan,  0.], dtype=float32); training stopped."
+    )
+    assert not (tmp_path / "run" / "model.pt").exists()
+
+
 def test_check_finite_false_opts_out_explicitly(tmp_path, registered):
     env_id = registered("NaNReward-v0", NaNRewardEnv)
     run = settings(tmp_path, env_id=env_id, num_envs=1, steps=64, overrides={"check_finite": False})
@@ -187,3 +247,84 @@ def test_the_step_timeout_covers_the_evaluation_envs(tmp_path, registered):
     run.overrides = overrides
     with pytest.raises(StepTimeoutError, match=r"did not return within step_timeout=0.5 s"):
         run_training(run)
+
+
+@pytest.mark.parametrize(
+    "algo, purposes", [("ppo", ["evaluation"]), ("reinforce", ["training", "evaluation"])]
+)
+def test_episodes_that_never_end_are_cut_with_a_warning(
+    tmp_path, registered, monkeypatch, algo, purposes
+):
+    # Before: an env without a time limit whose episodes never end hung the run.
+    from palaestra.train import evaluation
+
+    monkeypatch.setattr(evaluation, "EPISODE_STEP_CAP", 200)
+    env_id = registered("NeverEnding-v0", NeverEndingEnv)
+    with pytest.warns(UserWarning) as caught:
+        summary = run_training(settings(tmp_path, env_id=env_id, algo=algo, num_envs=1, steps=512))
+    for purpose in purposes:
+        expected = f"NeverEnding-v0 has no time limit: its {purpose} episodes are cut at 200 steps"
+        assert any(str(w.message).startswith(expected) for w in caught), purpose
+    assert summary["eval_mean"] == 200.0  # each evaluation episode: 200 steps of reward 1
+
+
+def test_evaluate_cuts_episodes_at_max_episode_steps(registered):
+    from palaestra.train.evaluation import evaluate
+
+    class Left:
+        def predict(self, observations, deterministic=True):
+            return np.zeros(len(observations), dtype=np.int64)
+
+    envs = gym.make_vec(registered("NeverEnding-v0", NeverEndingEnv), num_envs=2)
+    returns = evaluate(Left(), envs, episodes=3, max_episode_steps=7)
+    assert returns.tolist() == [7.0, 7.0, 7.0]
+
+
+def test_resume_after_a_crash_does_not_repeat_metric_rows(tmp_path):
+    # Before: the rows logged since the last checkpoint came twice (one step going backwards).
+    run_training(settings(tmp_path, steps=1024, checkpoints=2))
+    folder = tmp_path / "run"
+    uninterrupted = [row["steps"] for row in read_metrics(folder / "metrics.csv")]
+    # A crash after step 1024's rows were logged but before its checkpoint and model.pt:
+    (folder / "checkpoints" / "step_1024.pt").unlink()
+    (folder / "model.pt").unlink()
+    from palaestra.train.runner import resume_settings
+
+    run_training(resume_settings(folder), resume=True)
+    assert [row["steps"] for row in read_metrics(folder / "metrics.csv")] == uninterrupted
+
+
+def checkpoint_names(tmp_path):
+    return sorted(
+        (p.name for p in (tmp_path / "run" / "checkpoints").iterdir()),
+        key=lambda name: int(name[5:-3]),
+    )
+
+
+def test_checkpoint_every_sets_the_steps_between_checkpoints(tmp_path):
+    # Before: checkpoints came every fifth of the budget, with no way to choose.
+    run_training(settings(tmp_path, steps=2048, checkpoint_every=1024))
+    assert checkpoint_names(tmp_path) == ["step_1024.pt", "step_2048.pt"]
+
+
+def test_checkpoint_minutes_checkpoints_by_wall_time(tmp_path):
+    # One checkpoint by steps (at the end); a tiny period in minutes adds one per update.
+    run_training(settings(tmp_path, steps=1024, checkpoints=1, checkpoint_minutes=1e-9))
+    assert checkpoint_names(tmp_path) == [f"step_{n}.pt" for n in (256, 512, 768, 1024)]
+
+
+def test_a_run_killed_before_its_first_checkpoint_resumes_from_step_0(tmp_path):
+    # Before: "nothing to resume" for a run with settings.json and metrics but no checkpoint.
+    run_training(settings(tmp_path, steps=512))
+    folder = tmp_path / "run"
+    uninterrupted = [row["steps"] for row in read_metrics(folder / "metrics.csv")]
+    import shutil
+
+    shutil.rmtree(folder / "checkpoints")
+    (folder / "model.pt").unlink()
+    from palaestra.train.runner import resume_settings
+
+    with pytest.warns(UserWarning, match=r"no checkpoint yet .*starts again from step 0"):
+        summary = run_training(resume_settings(folder), resume=True)
+    assert summary["steps"] == 512
+    assert [row["steps"] for row in read_metrics(folder / "metrics.csv")] == uninterrupted
