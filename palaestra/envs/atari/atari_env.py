@@ -224,6 +224,9 @@ class AtariEnv(Env[Any, Any], EzPickle):
 
         Args:
             seed: the seed; ``None`` for fresh entropy.
+
+        Returns:
+            The two seeds drawn, as ``numpy.uint32``: the generator's and the emulator's.
         """
         np_seed, ale_seed = np.random.SeedSequence(seed).generate_state(n_words=2)
         self._np_random, _ = seeding.np_random(int(np_seed))

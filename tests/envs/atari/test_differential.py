@@ -29,6 +29,7 @@ def test_v5_games_match_ale_py_for_200_steps(env_id):
     compare_ids(env_id, seed=0, steps=200)
 
 
+@pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
 def test_a_frame_skip_range_draws_the_same_skips_as_ale_py():
     # v0: a frame skip drawn from range(2, 5) every step, from the env's own generator.
     compare_ids("Breakout-v0", seed=3, steps=150)
@@ -99,6 +100,7 @@ def test_every_rom_matches_ale_py_with_v5_settings(game):
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")  # v0, on both sides
 @pytest.mark.parametrize("game", LEGACY_GAMES)
 @pytest.mark.parametrize("variant", ["-v0", "-v4", "NoFrameskip-v0", "NoFrameskip-v4"])
 def test_every_legacy_id_matches_ale_py(game, variant):
