@@ -34,3 +34,5 @@ if _missing("torch"):
     ]
 if _missing("Box2D"):
     collect_ignore_glob += ["palaestra/envs/box2d/*", "tests/envs/box2d/*"]
+if _missing("ale_py"):
+    collect_ignore_glob += ["palaestra/envs/atari/*", "tests/envs/atari/*"]

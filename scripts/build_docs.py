@@ -65,6 +65,11 @@ FAMILIES: dict[str, tuple[str, str]] = {
         "Locomotion and manipulation on models built by palaestra's own code, on the `mujoco` "
         'package (`pip install "palaestra[mujoco]"`), batched by a native stepper.',
     ),
+    "atari": (
+        "Atari",
+        "The Atari 2600 games of the Arcade Learning Environment at ale-py's ids, on ale-py's "
+        'emulator and ROMs (`pip install "palaestra[atari]"`).',
+    ),
     "phys2d": (
         "phys2d (functional, JAX)",
         "Functional (`FuncEnv`) versions of classic-control tasks on JAX "

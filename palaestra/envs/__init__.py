@@ -18,6 +18,7 @@ from palaestra.envs import _box2d_ids  # noqa: F401
 from palaestra.envs import _toy_text_ids  # noqa: F401
 from palaestra.envs import _stub_ids  # noqa: F401
 from palaestra.envs import _mujoco_ids  # noqa: F401
+from palaestra.envs import _atari_ids  # noqa: F401
 
 # isort: on
 from palaestra._lazy import submodule_getattr

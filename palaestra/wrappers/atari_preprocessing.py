@@ -2,8 +2,10 @@
 
 :class:`AtariPreprocessing` works on any env whose ``unwrapped`` has an ALE-like ``ale``
 attribute (``lives()``, ``getScreenGrayscale(buffer)``, ``getScreenRGB(buffer)``) and
-``get_action_meanings()`` — ale-py's Atari envs, brought in with
-:func:`palaestra.compat.from_gymnasium`, or a synthetic env of the same shape.
+``get_action_meanings()``: palaestra's Atari envs (made without frame skipping:
+``palaestra.make("ALE/Pong-v5", frameskip=1)``), ale-py's own brought in with
+:func:`palaestra.compat.from_gymnasium`, or a synthetic env of the same shape. On palaestra's
+Atari envs it returns what Gymnasium's wrapper returns on ale-py's, step for step.
 """
 
 from __future__ import annotations
