@@ -84,6 +84,8 @@ class ToyTextVectorEnv(NativeVectorEnv):
     # Up to this many sub-envs the hooks run row by row on Generators (measured with
     # benchmarks/toy_text_speed.py: where the row loop stops being the cheaper path).
     row_by_row_max_envs = 8
+    # Whether the single env's infos hold anything (Blackjack's are empty).
+    has_infos = True
 
     def __init__(
         self,
@@ -211,24 +213,31 @@ class ToyTextVectorEnv(NativeVectorEnv):
         """
         dealt = self._dealt[0] if len(self._dealt) == 1 else np.concatenate([[], *self._dealt])
         dealt = dealt.astype(np.int64, copy=False)
-        parts = []
-        if self._stepped is not None:
-            positions = np.arange(len(self._stepped))
-            if len(dealt):
-                redealt = np.zeros(self.num_envs, dtype=np.bool_)
-                redealt[dealt] = True
-                positions = positions[~redealt[self._stepped]]
-            parts.append((self._stepped[positions], self.step_infos(positions)))
-        if len(dealt):
-            parts.append((dealt, self.reset_infos(dealt)))
-        infos = self._merge_infos(parts)
+        stepped = self._stepped
+        if not self.has_infos:
+            infos: Infos = {}
+        elif not len(dealt) and stepped is not None and len(stepped) == self.num_envs:
+            # Every row stepped, none dealt (most steps): no merging needed.
+            infos = self._merge_infos([(stepped, self.step_infos(stepped))])
+        else:
+            parts = [(dealt, self.reset_infos(dealt))] if len(dealt) else []
+            if stepped is not None:
+                positions = np.arange(len(stepped))
+                if len(dealt):
+                    redealt = np.zeros(self.num_envs, dtype=np.bool_)
+                    redealt[dealt] = True
+                    positions = positions[~redealt[stepped]]
+                parts.append((stepped[positions], self.step_infos(positions)))
+            infos = self._merge_infos(parts)
         if "final_obs" in base_infos:
             final_obs = base_infos["final_obs"]
             ended = np.flatnonzero(base_infos["_final_obs"])
             for row in ended.tolist():
                 final_obs[row] = self.publish_row(final_obs[row])
-            positions = np.searchsorted(self._stepped, ended)  # type: ignore[arg-type]
-            final_info = self._merge_infos([(ended, self.step_infos(positions))])
+            final_info = base_infos["final_info"]
+            if self.has_infos:
+                positions = np.searchsorted(stepped, ended)  # type: ignore[arg-type]
+                final_info = self._merge_infos([(ended, self.step_infos(positions))])
             infos.update({**base_infos, "final_info": final_info})
         return infos
 
@@ -552,6 +561,7 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
     """
 
     single_env_class = BlackjackEnv
+    has_infos = False
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -626,12 +636,14 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
 
     def observe(self, states: np.ndarray) -> np.ndarray:
         """Return ``(player total, dealer face, usable ace)`` rows."""
-        total, usable = hand_total(states[:, _P_RAW], states[:, _P_ACE])
-        return np.stack([total, states[:, _D_FACE], usable], axis=1)
+        observations = np.empty((len(states), 3), dtype=np.int64)
+        observations[:, 0], observations[:, 2] = hand_total(states[:, _P_RAW], states[:, _P_ACE])
+        observations[:, 1] = states[:, _D_FACE]
+        return observations
 
     def publish(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return the three columns, as the batched ``Tuple`` space holds them."""
-        return tuple(observations[:, column].copy() for column in range(3))  # type: ignore[return-value]
+        return tuple(observations.T.copy())  # type: ignore[return-value]
 
     def publish_row(self, observation: np.ndarray) -> tuple[int, int, int]:
         """One table's observation as the single env returns it: three Python ints."""
