@@ -83,7 +83,7 @@ class ToyTextVectorEnv(NativeVectorEnv):
     steps_draw_randomness = True
     # Up to this many sub-envs the hooks run row by row on Generators (measured with
     # benchmarks/toy_text_speed.py: where the row loop stops being the cheaper path).
-    row_by_row_max_envs = 8
+    row_by_row_max_envs = 16
     # Whether the single env's infos hold anything (Blackjack's are empty).
     has_infos = True
 
