@@ -34,6 +34,8 @@ import numpy as np
 from palaestra.utils import seeding
 from palaestra.vector.native.pcg64 import (
     join_state,
+    jump_constants,
+    multiply_128,
     pcg64_output,
     pcg64_step,
     split_state,
@@ -137,8 +139,6 @@ class TableStreams:
                 self.randoms[index] = generator.random
                 self._halves[index] = None
                 continue
-            # Kept in array mode too: the buffered streams draw their values ahead from it.
-            self._bit_generators[index] = generator.bit_generator
             state = generator.bit_generator.state
             halves = split_state([state["state"]])
             self._high[index], self._low[index], self._inc_high[index], self._inc_low[index] = (
@@ -252,10 +252,9 @@ class BufferedIntegerStreams(TableStreams):
     For an env whose steps draw nothing but small bounded integers (Blackjack's cards),
     each stream keeps a queue of its next 32-bit values (both halves of its next PCG64
     outputs, in the order numpy's ``next_uint32`` hands them out). When a draw finds a queue
-    empty, every queue running low is topped up with ``ahead`` more outputs, each stream's
-    drawn by its own PCG64 bit generator in C (``random_raw``: for many values per stream,
-    several times cheaper than stepping 128-bit states in numpy); a draw is then a gather.
-    The draws equal ``Generator.integers(0, n)``'s on each sub-env's own generator.
+    empty, every queue running low is topped up with ``ahead`` more outputs in one
+    jump-ahead pass; a draw is then a gather. The draws equal ``Generator.integers(0, n)``'s
+    on each sub-env's own generator.
 
     Args:
         num_envs: the number of sub-environments.
@@ -270,7 +269,7 @@ class BufferedIntegerStreams(TableStreams):
         True
     """
 
-    def __init__(self, num_envs: int, ahead: int = 128):
+    def __init__(self, num_envs: int, ahead: int = 16):
         super().__init__(num_envs, use_arrays=True)
         self.ahead = ahead
         # Ring queues of 4 * ahead values (a power of two): values [next, length), counted
@@ -278,12 +277,11 @@ class BufferedIntegerStreams(TableStreams):
         size = 1 << (4 * ahead - 1).bit_length()
         self._mask = size - 1
         self._values = np.zeros((num_envs, size), dtype=np.uint64)
-        # The queues as one flat array, indexed ``row * size + slot``: one ``take`` or ``put``
-        # instead of a two-array fancy index (several times slower).
-        self._flat = self._values.reshape(-1)
-        self._size = size
         self._next = np.zeros(num_envs, dtype=np.int64)
         self._length = np.zeros(num_envs, dtype=np.int64)
+        multipliers, self._factors = jump_constants(ahead)
+        self._multipliers = tuple(half[None] for half in _halves(multipliers))
+        self._increments: tuple[np.ndarray, np.ndarray] | None = None
         self._columns = np.arange(2 * ahead)
 
     def seed(self, indices: np.ndarray, seeds: Sequence[int | None]) -> None:
@@ -292,20 +290,32 @@ class BufferedIntegerStreams(TableStreams):
         super().seed(indices, seeds)
         if fresh:
             self._next[fresh] = self._length[fresh] = 0
+            self._increments = None
 
     def _top_up(self) -> None:
         """Append ``ahead`` outputs to every queue holding fewer than ``2 * ahead`` values."""
         pending = self._length - self._next
         rows = np.flatnonzero(pending < 2 * self.ahead)
-        bit_generators, ahead = self._bit_generators, self.ahead
-        outputs = np.array([bit_generators[row].random_raw(ahead) for row in rows.tolist()])
-        fresh = np.empty((len(rows), 2 * ahead), dtype=np.uint64)
+        if self._increments is None:
+            self._increments = multiply_128(
+                self._inc_high[:, None], self._inc_low[:, None], *_halves(self._factors)
+            )
+        increment_high, increment_low = self._increments
+        high, low = multiply_128(
+            self._high[rows][:, None], self._low[rows][:, None], *self._multipliers
+        )
+        low += increment_low[rows]
+        high += increment_high[rows]
+        high += low < increment_low[rows]
+        outputs = pcg64_output(high, low)
+        fresh = np.empty((len(rows), 2 * self.ahead), dtype=np.uint64)
         fresh[:, 0::2] = outputs & _LOW_32
         fresh[:, 1::2] = outputs >> _32
         # Appended after the pending values, around the ring.
         slots = (self._length[rows][:, None] + self._columns) & self._mask
-        self._flat.put(rows[:, None] * self._size + slots, fresh)
-        self._length[rows] += 2 * ahead
+        self._values[rows[:, None], slots] = fresh
+        self._length[rows] += 2 * self.ahead
+        self._high[rows], self._low[rows] = high[:, -1], low[:, -1]
 
     def _take32(self, rows: np.ndarray) -> np.ndarray:
         positions = self._next[rows]
@@ -313,7 +323,7 @@ class BufferedIntegerStreams(TableStreams):
             self._top_up()
             positions = self._next[rows]
         self._next[rows] = positions + 1
-        return self._flat.take(rows * self._size + (positions & self._mask))
+        return self._values[rows, positions & self._mask]
 
     def bounded(self, rows: np.ndarray, n: int) -> np.ndarray:
         """Draw an integer in ``[0, n)`` from each stream in ``rows``, as ``integers(0, n)``."""
@@ -338,13 +348,12 @@ class BufferedIntegerStreams(TableStreams):
         count = len(spans)
         if (self._length[rows] - self._next[rows] < count).any():
             self._top_up()
-        starts = self._next[rows]
-        slots = (starts[:, None] + np.arange(count)) & self._mask
+        positions = (self._next[rows][:, None] + np.arange(count)) & self._mask
         spans_array = np.asarray(spans, dtype=np.uint64)
-        products = self._flat.take((rows * self._size)[:, None] + slots) * spans_array
+        products = self._values[rows[:, None], positions] * spans_array
         thresholds = np.array([(2**32 - n) % n for n in spans], dtype=np.uint64)
         rejected = ((products & _LOW_32) < thresholds).any(axis=1)
-        self._next[rows] = starts + count
+        self._next[rows] += count
         draws = (products >> _32).astype(np.int64)
         if rejected.any():
             again = rows[rejected]
@@ -368,20 +377,21 @@ class BufferedIntegerStreams(TableStreams):
         out (the LCG is invertible); an odd number pending means a held upper half.
         """
         snapshots: list[np.random.Generator | None] = []
+        increments = join_state(self._inc_high, self._inc_low)
+        ends = join_state(self._high, self._low)
         for index in range(self.num_envs):
             if not self.seeded[index]:
                 snapshots.append(None)
                 continue
             pending = int(self._length[index] - self._next[index])
-            end = self._bit_generators[index].state["state"]
-            state, increment = end["state"], end["inc"]
+            state = ends[index]
             for _ in range(pending // 2):
-                state = ((state - increment) * _INVERSE) % 2**128
+                state = ((state - increments[index]) * _INVERSE) % 2**128
             held = pending % 2
             bit_generator = np.random.PCG64()
             bit_generator.state = {
                 "bit_generator": "PCG64",
-                "state": {"state": state, "inc": increment},
+                "state": {"state": state, "inc": increments[index]},
                 "has_uint32": held,
                 "uinteger": int(self._values[index, self._next[index] & self._mask]) if held else 0,
             }
@@ -391,3 +401,9 @@ class BufferedIntegerStreams(TableStreams):
 
 _MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
 _INVERSE = pow(_MULTIPLIER, -1, 2**128)
+
+
+def _halves(numbers: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """128-bit integers as two ``uint64`` arrays, high halves and low halves."""
+    high, low, _, _ = split_state([{"state": number, "inc": 0} for number in numbers])
+    return high, low
