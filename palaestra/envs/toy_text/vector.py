@@ -211,14 +211,14 @@ class ToyTextVectorEnv(NativeVectorEnv):
         again supplies its step info; a row whose episode ended inside the step (SAME_STEP
         autoreset) supplies its step info as ``final_info``.
         """
+        stepped = self._stepped
+        if not self._dealt and stepped is not None and len(stepped) == self.num_envs:
+            # Every row stepped, none dealt (most steps): each info is one part's array.
+            return self._every_row_infos(self.step_infos(stepped))
         dealt = self._dealt[0] if len(self._dealt) == 1 else np.concatenate([[], *self._dealt])
         dealt = dealt.astype(np.int64, copy=False)
-        stepped = self._stepped
         if not self.has_infos:
             infos: Infos = {}
-        elif not len(dealt) and stepped is not None and len(stepped) == self.num_envs:
-            # Every row stepped, none dealt (most steps): no merging needed.
-            infos = self._merge_infos([(stepped, self.step_infos(stepped))])
         else:
             parts = [(dealt, self.reset_infos(dealt))] if len(dealt) else []
             if stepped is not None:
@@ -249,13 +249,7 @@ class ToyTextVectorEnv(NativeVectorEnv):
         """
         parts = sorted((part for part in parts if len(part[0])), key=lambda part: part[0][0])
         if len(parts) == 1 and len(parts[0][0]) == self.num_envs:
-            # Every row in one part (most steps): the batches are the part's own arrays.
-            every_row = np.ones(self.num_envs, dtype=np.bool_)
-            return {
-                name: value
-                for key, values in parts[0][1].items()
-                for name, value in ((key, values), (f"_{key}", every_row.copy()))
-            }
+            return self._every_row_infos(parts[0][1])
         merged: Infos = {}
         for rows, infos in parts:
             for key, values in infos.items():
@@ -265,6 +259,13 @@ class ToyTextVectorEnv(NativeVectorEnv):
                 merged[key][rows] = values
                 merged[f"_{key}"][rows] = True
         return merged
+
+    def _every_row_infos(self, infos: Infos) -> Infos:
+        """Batch infos every row supplied, in row order: each value with an all-True mask."""
+        batched: Infos = {}
+        for key, values in infos.items():
+            batched[key], batched[f"_{key}"] = values, np.ones(self.num_envs, dtype=np.bool_)
+        return batched
 
     # Rendering ---------------------------------------------------------------------------
 
