@@ -251,6 +251,10 @@ class Draws(Protocol):
         """One integer in ``[0, span)`` for the tables where ``where`` holds (0 elsewhere)."""
         ...
 
+    def at(self, rows: np.ndarray) -> Draws:
+        """Return the draws of the tables at ``rows`` alone (asked of batches only)."""
+        ...
+
 
 class GeneratorDraws:
     """:class:`Draws` for one table from ``np_random``, as ``np_random.choice`` of a list draws.
@@ -324,13 +328,34 @@ def deal(draws: Draws) -> Deal:
     return dealt
 
 
-def _dealer_plays(dealer: Hand, playing: Any, draws: Draws) -> Hand:
-    """Return the dealer's hand after drawing to 17 at the ``playing`` tables."""
-    drawing = playing & (dealer.total < DEALER_STANDS_AT)
-    while _any(drawing):
-        dealer = dealer.with_card(_draw_cards(draws, drawing), drawing)
-        drawing = drawing & (dealer.total < DEALER_STANDS_AT)
-    return dealer
+def _on_tables(where: Any, step: Any, hand: Hand, draws: Draws) -> Hand:
+    """Return the hands after ``step(hand, draws)`` at the tables where ``where`` holds.
+
+    On a batch the step runs on those tables' hands alone (gathered, then put back), so a
+    loop that ends table by table works on fewer tables each round.
+    """
+    if not isinstance(where, np.ndarray):
+        return step(hand, draws) if where else hand
+    rows = where.nonzero()[0]
+    if not len(rows):
+        return hand
+    if len(rows) == len(where):
+        return step(hand, draws)
+    stepped = step(Hand(*(field[rows] for field in hand)), draws.at(rows))
+    fields = [field.copy() for field in hand]
+    for field, new in zip(fields, stepped, strict=True):
+        field[rows] = new
+    return Hand(*fields)
+
+
+def _dealer_draws(dealer: Hand, draws: Draws) -> Hand:
+    """Return the dealer's hand after drawing to :data:`DEALER_STANDS_AT`."""
+    return _on_tables(dealer.total < DEALER_STANDS_AT, _dealer_draws_one, dealer, draws)
+
+
+def _dealer_draws_one(dealer: Hand, draws: Draws) -> Hand:
+    """Draw one card to every hand, then go on drawing to :data:`DEALER_STANDS_AT`."""
+    return _dealer_draws(dealer.with_card(_draw_cards(draws, True), True), draws)
 
 
 def play(
@@ -352,7 +377,7 @@ def play(
     bust = hitting & (player.total > 21)
     reward = _select(bust, -1.0, 0.0)
     if _any(sticking):
-        dealer = _dealer_plays(dealer, sticking, draws)
+        dealer = _on_tables(sticking, _dealer_draws, dealer, draws)
         paid = settle(player.score, dealer.score, player.natural, dealer.natural, natural, sab)
         reward = _select(sticking, paid, reward)
     return player, dealer, reward, bust | sticking

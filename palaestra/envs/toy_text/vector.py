@@ -517,12 +517,17 @@ class _ArrayDraws:
             return tuple(self.streams.bounded_sequence(self.indices, spans).T)
         return tuple(self.streams.bounded(self.indices, span) for span in spans)
 
-    def integer(self, span: int, where: np.ndarray) -> np.ndarray:
+    def integer(self, span: int, where: np.ndarray | bool) -> np.ndarray:
+        if where is True:
+            return self.streams.bounded(self.indices, span)
         values = np.zeros(len(self.indices), dtype=np.int64)
         chosen = where.nonzero()[0]
         if len(chosen):
             values[chosen] = self.streams.bounded(self.indices[chosen], span)
         return values
+
+    def at(self, rows: np.ndarray) -> _ArrayDraws:
+        return _ArrayDraws(self.streams, self.indices[rows])
 
 
 class _RowDraws:
