@@ -319,13 +319,12 @@ def deal(draws: Draws) -> Deal:
         (13, 13, 13, 13, 4)
     )
     dealer_first = _card_value(dealer_first)
-    dealt = Deal(
+    return Deal(
         (dealer_first, _card_value(dealer_second)),
         (_card_value(player_first), _card_value(player_second)),
         suit,
         draws.integer(3, dealer_first == 10),
     )
-    return dealt
 
 
 def _on_tables(where: Any, step: Any, hand: Hand, draws: Draws) -> Hand:
