@@ -10,8 +10,9 @@ generators (``seed``, ``rows``, ``generators``, ``seeds``), plus :meth:`TableStr
 and :meth:`TableStreams.bounded`.
 
 Small batches keep one :class:`numpy.random.Generator` per sub-environment (a call each is
-cheapest there); large ones keep the 128-bit states in ``uint64`` arrays and step the
-selected streams together with :mod:`palaestra.vector.native.pcg64`'s arithmetic.
+cheapest there; the batched env chooses by its ``row_by_row_max_envs``); large ones keep the
+128-bit states in ``uint64`` arrays and step the selected streams together with
+:mod:`palaestra.vector.native.pcg64`'s arithmetic.
 
 Example:
     >>> streams = TableStreams(2, use_arrays=True)
@@ -41,10 +42,7 @@ from palaestra.vector.native.pcg64 import (
     split_state,
 )
 
-__all__ = ["TableStreams", "TableRows", "BufferedIntegerStreams", "ARRAY_STREAMS_MIN_ENVS"]
-
-# From this many sub-environments on, array-stepped states beat per-env Generator calls.
-ARRAY_STREAMS_MIN_ENVS = 64
+__all__ = ["TableStreams", "TableRows", "BufferedIntegerStreams"]
 
 _LOW_32 = np.uint64(0xFFFFFFFF)
 _32 = np.uint64(32)
@@ -93,7 +91,7 @@ class TableStreams:
 
     Args:
         num_envs: the number of sub-environments.
-        use_arrays: step states in arrays; ``None`` decides by ``num_envs``.
+        use_arrays: step states in arrays (else one Generator per sub-environment).
 
     Example:
         >>> streams = TableStreams(3)
@@ -104,10 +102,8 @@ class TableStreams:
         True
     """
 
-    def __init__(self, num_envs: int, use_arrays: bool | None = None):
+    def __init__(self, num_envs: int, use_arrays: bool = True):
         self.num_envs = num_envs
-        if use_arrays is None:
-            use_arrays = num_envs >= ARRAY_STREAMS_MIN_ENVS
         self.use_arrays = use_arrays
         self.seeds: list[int | None] = [None] * num_envs
         self.seeded = np.zeros(num_envs, dtype=np.bool_)

@@ -1,8 +1,11 @@
 """Blackjack: beat the dealer by drawing cards closer to 21 without going over.
 
-The rules are written once, on a hand's raw total (aces counted as 1) and whether it holds
-an ace (:func:`hand_total`), so they apply to one hand of Python ints or to numpy arrays of
-hands; the natively batched environment plays all its tables with the same functions.
+The rules and the dealing are written once, as functions of :class:`Hand` summaries (a hand's
+raw total with aces counted as 1, whether it holds an ace, its card count) and of a source of
+random integers (:class:`Draws`): :func:`deal` deals a table and :func:`play` plays one step
+(hit, or stick and let the dealer play out). Every value is either a Python scalar (one table)
+or a numpy array (one element per table), so the single environment and the natively batched
+one (row by row or on whole columns) run the same functions and draw the same numbers.
 
 Example:
     >>> import palaestra as gym
@@ -15,7 +18,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -36,12 +40,21 @@ __all__ = [
     "score",
     "is_natural",
     "hand_total",
+    "settle",
+    "Hand",
+    "Deal",
+    "Draws",
+    "GeneratorDraws",
+    "deal",
+    "play",
+    "face_rank",
     "DEALER_STANDS_AT",
     "SCREEN_SIZE",
 ]
 
 # Ace (1), two to ten, and the jack, queen and king, worth ten each.
 deck = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
+_DECK = np.array(deck, dtype=np.int64)
 DEALER_STANDS_AT = 17
 SCREEN_SIZE = (384, 376)
 
@@ -149,6 +162,226 @@ def settle(
     return np.where(bonus, value, reward)
 
 
+def face_rank(face: int, rank: int) -> str:
+    """Return the face-up card's rank: ``"A"``, ``"2"``-``"9"``, or a ten's ``"JQK"[rank]``.
+
+    Example:
+        >>> face_rank(1, 0), face_rank(7, 0), face_rank(10, 2)
+        ('A', '7', 'K')
+    """
+    if face == 1:
+        return "A"
+    return "JQK"[rank] if face == 10 else str(face)
+
+
+# One table or many ----------------------------------------------------------------------------
+
+
+def _select(condition: Any, if_true: Any, if_false: Any) -> Any:
+    """``if_true`` where ``condition`` holds, else ``if_false`` (a scalar or element-wise)."""
+    if isinstance(condition, np.ndarray):
+        return np.where(condition, if_true, if_false)
+    return if_true if condition else if_false
+
+
+def _any(condition: Any) -> bool:
+    """Whether ``condition`` holds for one table at least."""
+    return bool(condition.any()) if isinstance(condition, np.ndarray) else bool(condition)
+
+
+def _card_value(index: Any) -> Any:
+    """Return the value of the card at ``index`` in :data:`deck` (an int for an int)."""
+    return deck[index] if isinstance(index, int) else _DECK[index]
+
+
+class Hand(NamedTuple):
+    """What the rules read of a hand: raw total (aces as 1), whether it holds an ace, cards.
+
+    Each field is a Python scalar (one hand) or an array (one element per hand).
+
+    Example:
+        >>> Hand.of([1, 6])
+        Hand(raw=7, ace=True, cards=2)
+        >>> Hand.of([1, 6]).total, Hand.of([1, 6, 9]).total
+        (17, 16)
+    """
+
+    raw: Any
+    ace: Any
+    cards: Any
+
+    @classmethod
+    def of(cls, cards: list[int]) -> Hand:
+        """Summarize a hand given as its list of card values."""
+        return cls(sum(cards), 1 in cards, len(cards))
+
+    @property
+    def total(self) -> Any:
+        """The hand's total, an ace counted as 11 where that does not bust."""
+        return hand_total(self.raw, self.ace)[0]
+
+    @property
+    def score(self) -> Any:
+        """The total, or 0 for a bust hand."""
+        total = self.total
+        return _select(total > 21, 0, total)
+
+    @property
+    def natural(self) -> Any:
+        """Whether the hand is an ace and a ten-valued card."""
+        return (self.cards == 2) & self.ace & (self.raw == 11)
+
+    def with_card(self, card: Any, taking: Any) -> Hand:
+        """Return the hand after taking ``card`` where ``taking`` holds (``card`` 0 elsewhere)."""
+        return Hand(self.raw + card, self.ace | (card == 1), self.cards + taking)
+
+
+class Draws(Protocol):
+    """Where the rules get random integers: one stream per table, drawn as ``integers(0, n)``.
+
+    :class:`GeneratorDraws` draws for one table from a ``Generator``; the batched environment
+    draws for many tables at once from per-table streams.
+    """
+
+    def integers(self, spans: Sequence[int]) -> tuple[Any, ...]:
+        """One integer in ``[0, span)`` per span, drawn in order, for every table."""
+        ...
+
+    def integer(self, span: int, where: Any) -> Any:
+        """One integer in ``[0, span)`` for the tables where ``where`` holds (0 elsewhere)."""
+        ...
+
+    def at(self, rows: np.ndarray) -> Draws:
+        """Return the draws of the tables at ``rows`` alone (asked of batches only)."""
+        ...
+
+
+class GeneratorDraws:
+    """:class:`Draws` for one table from ``np_random``, as ``np_random.choice`` of a list draws.
+
+    ``taken`` records the integers :meth:`integer` drew (the cards of a step).
+
+    Example:
+        >>> draws = GeneratorDraws(np.random.default_rng(0))
+        >>> draws.integers((13, 4)), draws.integer(13, False), draws.taken
+        ((11, 2), 0, [])
+    """
+
+    __slots__ = ("np_random", "taken")
+
+    def __init__(self, np_random: np.random.Generator):
+        self.np_random = np_random
+        self.taken: list[int] = []
+
+    def integers(self, spans: Sequence[int]) -> tuple[int, ...]:  # noqa: D102
+        return tuple(int(self.np_random.integers(span)) for span in spans)
+
+    def integer(self, span: int, where: Any) -> int:  # noqa: D102
+        if not where:
+            return 0
+        value = int(self.np_random.integers(span))
+        self.taken.append(value)
+        return value
+
+
+def _draw_cards(draws: Draws, where: Any) -> Any:
+    """One card's value for the tables where ``where`` holds (0 elsewhere)."""
+    return _select(where, _card_value(draws.integer(13, where)), 0)
+
+
+class Deal(NamedTuple):
+    """A dealt table: the dealer's two cards, the player's two, and the face-up card's looks.
+
+    ``suit`` indexes ``"CDHS"``; ``rank`` indexes ``"JQK"`` for a ten-valued face-up card.
+    """
+
+    dealer: tuple[Any, Any]
+    player: tuple[Any, Any]
+    suit: Any
+    rank: Any
+
+    def hands(self) -> tuple[Hand, Hand]:
+        """Return the dealer's and the player's :class:`Hand`."""
+        return tuple(  # type: ignore[return-value]
+            Hand(first + second, (first == 1) | (second == 1), 2)
+            for first, second in (self.dealer, self.player)
+        )
+
+
+def deal(draws: Draws) -> Deal:
+    """Deal two cards to the dealer, two to the player, then the face-up card's suit and rank.
+
+    Example:
+        >>> deal(GeneratorDraws(np.random.default_rng(3)))
+        Deal(dealer=(10, 2), player=(3, 4), suit=0, rank=2)
+    """
+    dealer_first, dealer_second, player_first, player_second, suit = draws.integers(
+        (13, 13, 13, 13, 4)
+    )
+    dealer_first = _card_value(dealer_first)
+    return Deal(
+        (dealer_first, _card_value(dealer_second)),
+        (_card_value(player_first), _card_value(player_second)),
+        suit,
+        draws.integer(3, dealer_first == 10),
+    )
+
+
+def _on_tables(where: Any, step: Any, hand: Hand, draws: Draws) -> Hand:
+    """Return the hands after ``step(hand, draws)`` at the tables where ``where`` holds.
+
+    On a batch the step runs on those tables' hands alone (gathered, then put back), so a
+    loop that ends table by table works on fewer tables each round.
+    """
+    if not isinstance(where, np.ndarray):
+        return step(hand, draws) if where else hand
+    rows = where.nonzero()[0]
+    if not len(rows):
+        return hand
+    if len(rows) == len(where):
+        return step(hand, draws)
+    stepped = step(Hand(*(field[rows] for field in hand)), draws.at(rows))
+    fields = [field.copy() for field in hand]
+    for field, new in zip(fields, stepped, strict=True):
+        field[rows] = new
+    return Hand(*fields)
+
+
+def _dealer_draws(dealer: Hand, draws: Draws) -> Hand:
+    """Return the dealer's hand after drawing to :data:`DEALER_STANDS_AT`."""
+    return _on_tables(dealer.total < DEALER_STANDS_AT, _dealer_draws_one, dealer, draws)
+
+
+def _dealer_draws_one(dealer: Hand, draws: Draws) -> Hand:
+    """Draw one card to every hand, then go on drawing to :data:`DEALER_STANDS_AT`."""
+    return _dealer_draws(dealer.with_card(_draw_cards(draws, True), True), draws)
+
+
+def play(
+    player: Hand, dealer: Hand, action: Any, draws: Draws, natural: bool, sab: bool
+) -> tuple[Hand, Hand, Any, Any]:
+    """Play one step: hit (1) or stick (0); return ``(player, dealer, reward, terminated)``.
+
+    Hitting past 21 loses (-1.0); sticking lets the dealer draw to 17, then :func:`settle`
+    pays. ``natural`` and ``sab`` are the env's options.
+
+    Example:
+        >>> draws = GeneratorDraws(np.random.default_rng(0))
+        >>> play(Hand.of([10, 9]), Hand.of([10, 7]), 0, draws, natural=False, sab=False)[2:]
+        (1.0, True)
+    """
+    hitting, sticking = action == 1, action == 0
+    if _any(hitting):
+        player = player.with_card(_draw_cards(draws, hitting), hitting)
+    bust = hitting & (player.total > 21)
+    reward = _select(bust, -1.0, 0.0)
+    if _any(sticking):
+        dealer = _on_tables(sticking, _dealer_draws, dealer, draws)
+        paid = settle(player.score, dealer.score, player.natural, dealer.natural, natural, sab)
+        reward = _select(sticking, paid, reward)
+    return player, dealer, reward, bust | sticking
+
+
 class BlackjackEnv(Env):
     """One hand of Blackjack against a dealer who draws to 17, from an infinite deck.
 
@@ -190,25 +423,15 @@ class BlackjackEnv(Env):
         assert self.action_space.contains(action), (
             f"{action!r} ({type(action)}) invalid: expected 0 (stick) or 1 (hit)"
         )
-        if action:
-            self.player.append(draw_card(self.np_random))
-            terminated = is_bust(self.player)
-            reward = -1.0 if terminated else 0.0
-        else:
-            terminated = True
-            while sum_hand(self.dealer) < DEALER_STANDS_AT:
-                self.dealer.append(draw_card(self.np_random))
-            reward = settle(
-                score(self.player),
-                score(self.dealer),
-                is_natural(self.player),
-                is_natural(self.dealer),
-                self.natural,
-                self.sab,
-            )
+        draws = GeneratorDraws(self.np_random)
+        _, _, reward, terminated = play(
+            Hand.of(self.player), Hand.of(self.dealer), action, draws, self.natural, self.sab
+        )
+        # A step draws the player's card or the dealer's: the cards drawn go to that hand.
+        (self.player if action else self.dealer).extend(deck[index] for index in draws.taken)
         if self.render_mode == "human":
             self.render()
-        return self._get_obs(), reward, terminated, False, {}
+        return self._get_obs(), reward, bool(terminated), False, {}
 
     def _get_obs(self) -> tuple[int, int, int]:
         total, usable = hand_total(sum(self.player), 1 in self.player)
@@ -224,16 +447,10 @@ class BlackjackEnv(Env):
             options: unused.
         """
         super().reset(seed=seed)
-        self.dealer = draw_hand(self.np_random)
-        self.player = draw_hand(self.np_random)
-        self.dealer_top_card_suit = self.np_random.choice(["C", "D", "H", "S"])
-        face = self.dealer[0]
-        if face == 1:
-            self.dealer_top_card_value_str = "A"
-        elif face == 10:
-            self.dealer_top_card_value_str = self.np_random.choice(["J", "Q", "K"])
-        else:
-            self.dealer_top_card_value_str = str(face)
+        dealt = deal(GeneratorDraws(self.np_random))
+        self.dealer, self.player = list(dealt.dealer), list(dealt.player)
+        self.dealer_top_card_suit = "CDHS"[dealt.suit]
+        self.dealer_top_card_value_str = face_rank(dealt.dealer[0], dealt.rank)
         if self.render_mode == "human":
             self.render()
         return self._get_obs(), {}

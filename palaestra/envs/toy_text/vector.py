@@ -1,12 +1,20 @@
 """Natively batched toy-text environments, registered as their ids' vector entry points.
 
-Each holds all sub-environments' states in one integer array and steps them with one lookup
-in the single environment's own transition table (:class:`~palaestra.envs.toy_text.utils.
-TransitionArrays`, built from ``P``) or, for Blackjack, with the single environment's rule
-functions on arrays. Each sub-environment draws from its own PCG64 stream exactly as the
-single environment draws from ``np_random``, so the observations, rewards, flags and infos
-equal ``make_vec(id, n, vectorization_mode="sync")``'s for the same seeds and actions, in all
-three autoreset modes.
+Each holds all sub-environments' states in one integer array and steps them through
+:class:`~palaestra.vector.native.NativeVectorEnv`'s hooks: one lookup in the single
+environment's own transition table (:class:`~palaestra.envs.toy_text.utils.TransitionArrays`,
+built from ``P``) or, for Blackjack, the single environment's rule functions
+(:func:`~palaestra.envs.toy_text.blackjack.deal`, :func:`~palaestra.envs.toy_text.blackjack
+.play`) on arrays. Each sub-environment draws from its own PCG64 stream exactly as the single
+environment draws from ``np_random``, so the observations, rewards, flags and infos equal
+``make_vec(id, n, vectorization_mode="sync")``'s for the same seeds and actions, in all three
+autoreset modes. Time limits, autoreset and ``reset_mask`` are the base's; this module adds
+only what the base has no hook for: the single env's infos, batched from what the hooks
+recorded, and Blackjack's ``Tuple`` observations.
+
+Small batches run the same hooks row by row, on Python values with one ``Generator`` per
+sub-env (``row_by_row_max_envs``): below that size a loop of scalar steps is cheaper than
+numpy's cost per array operation.
 
 Example:
     >>> import palaestra as gym
@@ -27,11 +35,18 @@ import numpy as np
 
 from palaestra.envs.toy_text._discrete import DiscreteToyTextEnv
 from palaestra.envs.toy_text._streams import BufferedIntegerStreams, TableRows, TableStreams
-from palaestra.envs.toy_text.blackjack import DEALER_STANDS_AT, BlackjackEnv, hand_total, settle
+from palaestra.envs.toy_text.blackjack import (
+    BlackjackEnv,
+    Deal,
+    Hand,
+    deal,
+    face_rank,
+    hand_total,
+    play,
+)
 from palaestra.envs.toy_text.cliffwalking import CliffWalkingEnv
 from palaestra.envs.toy_text.frozen_lake import FrozenLakeEnv
 from palaestra.envs.toy_text.taxi import TaxiEnv
-from palaestra.vector._arguments import split_reset_mask
 from palaestra.vector.native.base import NativeVectorEnv, Transition
 from palaestra.vector.vector_env import AutoresetMode
 
@@ -43,12 +58,15 @@ __all__ = [
     "ToyTextVectorEnv",
 ]
 
-_DECK_LIST = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
-_DECK = np.array(_DECK_LIST, dtype=np.int64)
+Infos = dict[str, Any]
 
 
 class ToyTextVectorEnv(NativeVectorEnv):
     """What the batched toy-text environments share: integer states, toy-text streams, infos.
+
+    A subclass fills in :meth:`draw_states` and :meth:`step_states` (each on whole columns,
+    or row by row when :attr:`row_by_row` is set), :meth:`observe`, and the infos hooks
+    :meth:`step_infos` and :meth:`reset_infos`.
 
     Args:
         num_envs: the number of sub-environments.
@@ -61,9 +79,13 @@ class ToyTextVectorEnv(NativeVectorEnv):
     """
 
     state_dtype = np.int64
-    # A step draws only for the rows it really steps (see live_rows), so the base may step
-    # every row and reset the ended ones afterwards.
-    steps_draw_randomness = False
+    # A step draws random numbers: the base then steps only the rows it does not autoreset.
+    steps_draw_randomness = True
+    # Up to this many sub-envs the hooks run row by row on Generators (measured with
+    # benchmarks/toy_text_speed.py: where the row loop stops being the cheaper path).
+    row_by_row_max_envs = 16
+    # Whether the single env's infos hold anything (Blackjack's are empty).
+    has_infos = True
 
     def __init__(
         self,
@@ -80,84 +102,78 @@ class ToyTextVectorEnv(NativeVectorEnv):
         )
         self.metadata["render_fps"] = self.single_env.metadata["render_fps"]
         self.env_kwargs = env_kwargs
-        self.generators = TableStreams(self.num_envs)  # type: ignore[assignment]
-        self._every_row = self.generators.rows()  # type: ignore[assignment]
         self._painter: Any = None
+        # What the hooks did during one reset or step, for its infos: the rows dealt
+        # initial states, and the rows stepped (the subclass keeps their outcomes).
+        self._dealt: list[np.ndarray] = []
+        self._stepped: np.ndarray | None = None
+        self.use_streams(self.make_streams(self.row_by_row))
 
-    def live_rows(self) -> np.ndarray | None:
-        """Return the rows a step really steps: all (``None``) but those autoreset instead.
+    def make_streams(self, row_by_row: bool) -> TableStreams:
+        """Return the random streams of the path: Generators row by row, else arrays."""
+        return TableStreams(self.num_envs, use_arrays=not row_by_row)
 
-        Under NEXT_STEP autoreset, rows that ended on the previous step are reset by this
-        step instead; their results are discarded, so they must draw nothing.
+    def use_streams(self, streams: TableStreams) -> None:
+        """Draw from ``streams`` (before the first reset); their kind chooses the path.
+
+        Generator streams run the hooks row by row, array streams on whole columns; the
+        results are the same (the tests run both at every size).
         """
-        if len(self._ended_rows):
-            return np.flatnonzero(~self._ended)
-        return None
+        self.generators = streams  # type: ignore[assignment]
+        self._every_row = streams.rows()  # type: ignore[assignment]
+        self.row_by_row = not streams.use_arrays
 
-    # Infos ---------------------------------------------------------------------------------
+    # Hooks of the native base ------------------------------------------------------------
 
-    def step_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
-        """Return the single env's ``step`` infos for ``rows``, batched over them."""
+    def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> Any:  # type: ignore[override]
+        """Draw the initial states of ``rows`` (see :meth:`draw_states`), noting the rows."""
+        self._dealt.append(rows.indices)
+        return self.draw_states(rows)
+
+    def advance(
+        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, fresh: np.ndarray
+    ) -> Transition:  # type: ignore[override]
+        """Step ``states`` (see :meth:`step_states`), noting the rows stepped."""
+        self._stepped = rows.indices
+        return self.step_states(states, actions, rows)
+
+    # Hooks of the toy-text envs ----------------------------------------------------------
+
+    def draw_states(self, rows: TableRows) -> np.ndarray:
+        """Draw one initial state per row of ``rows`` from its stream."""
+        raise NotImplementedError
+
+    def step_states(self, states: np.ndarray, actions: np.ndarray, rows: TableRows) -> Transition:
+        """Step one state per row of ``rows``: next states, rewards, terminations.
+
+        The outcomes the step infos need are kept for :meth:`step_infos`.
+        """
+        raise NotImplementedError
+
+    def step_infos(self, positions: np.ndarray) -> Infos:
+        """Return the single env's step infos of the last step's rows at ``positions``."""
         return {}
 
-    def reset_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
-        """Return the single env's ``reset`` infos for ``rows``, batched over them."""
+    def reset_infos(self, rows: np.ndarray) -> Infos:
+        """Return the single env's reset infos of ``rows`` (in their initial states)."""
         return {}
 
-    def _merge_infos(self, parts: list[tuple[np.ndarray, dict[str, Any]]]) -> dict[str, Any]:
-        """Batch per-row infos as a sync vector env does: each key's array typed as sub-env 0's.
+    def publish(self, observations: np.ndarray) -> Any:
+        """Return the observations as the batched observation space holds them."""
+        return observations
 
-        ``parts`` pairs row indices with the infos of those rows (values batched over them).
-        """
-        if len(parts) == 1 and len(parts[0][0]) == self.num_envs:
-            # Every row in one part (most steps): the batches are the part's own arrays.
-            batched: dict[str, Any] = {}
-            for key, values in parts[0][1].items():
-                batched[key], batched[f"_{key}"] = values, np.ones(self.num_envs, dtype=np.bool_)
-            return batched
-        merged: dict[str, Any] = {}
-        first = {
-            key: value
-            for rows, infos in parts
-            if len(rows) and rows[0] == 0
-            for key, value in infos.items()
-        }
-        for rows, infos in parts:
-            for key, values in infos.items():
-                if key not in merged:
-                    sample = first.get(key, values)
-                    dtype = sample.dtype if isinstance(sample, np.ndarray) else type(sample)
-                    shape = np.shape(values)[1:] if np.ndim(values) > 1 else ()
-                    merged[key] = np.zeros((self.num_envs, *shape), dtype=dtype)
-                    merged[f"_{key}"] = np.zeros(self.num_envs, dtype=np.bool_)
-                merged[key][rows] = values
-                merged[f"_{key}"][rows] = True
-        return merged
+    def publish_row(self, observation: np.ndarray) -> Any:
+        """One sub-env's observation as the single env returns it (a Python int)."""
+        return int(observation)
 
-    def _overlay_infos(
-        self, stepped: dict[str, Any], reset: dict[str, Any], rows: np.ndarray, first_reset: bool
-    ) -> dict[str, Any]:
-        """Batch every row's step infos, with ``rows`` (being reset) holding reset infos.
-
-        As a sync vector env, each key's array has the type of sub-env 0's value: its reset
-        info's if ``first_reset``.
-        """
-        merged: dict[str, Any] = {}
-        for key, values in stepped.items():
-            replacement = reset[key]
-            batch = values.astype(replacement.dtype if first_reset else values.dtype)
-            batch[rows] = replacement
-            merged[key], merged[f"_{key}"] = batch, np.ones(self.num_envs, dtype=np.bool_)
-        return merged
-
-    # The vector API ------------------------------------------------------------------------
+    # The vector API: the base's, with the infos added -------------------------------------
 
     def reset(
         self,
         *,
         seed: int | Sequence[int | None] | None = None,
         options: dict[str, Any] | None = None,
-    ) -> tuple[Any, dict[str, Any]]:
+    ) -> tuple[Any, Infos]:
         """Reset every sub-environment, or those in ``options["reset_mask"]``.
 
         Returns:
@@ -167,14 +183,11 @@ class ToyTextVectorEnv(NativeVectorEnv):
             ValueError: for a seed list of the wrong length or a bad ``reset_mask``.
             TypeError: for a ``reset_mask`` that is not a boolean numpy array.
         """
-        mask, _ = split_reset_mask(options, self.num_envs)
+        self._dealt, self._stepped = [], None
         observations, _ = super().reset(seed=seed, options=options)
-        rows = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
-        return self._public(observations), self._merge_infos(
-            [(rows, self.reset_infos(rows, observations[rows]))]
-        )
+        return self.publish(observations), self._infos({})
 
-    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, Infos]:
         """Step every sub-environment, autoresetting as :attr:`autoreset_mode` says.
 
         Returns:
@@ -187,158 +200,74 @@ class ToyTextVectorEnv(NativeVectorEnv):
             ValueError: for actions of the wrong shape or outside the action space.
             RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
         """
-        stepping_ended = len(self._ended_rows) and self.autoreset_mode is AutoresetMode.DISABLED
-        if self.one_by_one and self.state is not None and not stepping_ended and not self.closed:
-            return self._step_one_by_one(self._checked_actions(actions))
-        restarting = self._ended_rows.copy()
-        restarting_mask = self._ended.copy() if len(restarting) else None
+        self._dealt, self._stepped = [], None
         observations, rewards, terminations, truncations, infos = super().step(actions)
-        stepped = self._every_row.indices
-        if self.autoreset_mode is AutoresetMode.SAME_STEP and "final_obs" in infos:
-            ended = np.flatnonzero(infos["_final_obs"])
-            finals = np.stack([infos["final_obs"][row] for row in ended])
-            for row, final in zip(ended, finals, strict=True):
-                infos["final_obs"][row] = self._public_row(final)
-            kept = np.setdiff1d(stepped, ended)
-            infos["final_info"] = self._merge_infos([(ended, self.step_infos(ended, finals))])
-            parts = [
-                (kept, self.step_infos(kept, observations[kept])),
-                (ended, self.reset_infos(ended, observations[ended])),
-            ]
-            parts.sort(key=lambda part: 0 if len(part[0]) and part[0][0] == 0 else 1)
-            infos.update(self._merge_infos(parts))
-        elif restarting_mask is not None and self.autoreset_mode is AutoresetMode.NEXT_STEP:
-            infos = self._overlay_infos(
-                self.step_infos(stepped, observations),
-                self.reset_infos(restarting, observations[restarting]),
-                restarting,
-                bool(restarting_mask[0]),
-            )
+        return self.publish(observations), rewards, terminations, truncations, self._infos(infos)
+
+    def _infos(self, base_infos: Infos) -> Infos:
+        """Batch the infos of what the hooks did, and convert the base's final observations.
+
+        A row dealt an initial state supplies its reset info; a row stepped and not dealt
+        again supplies its step info; a row whose episode ended inside the step (SAME_STEP
+        autoreset) supplies its step info as ``final_info``.
+        """
+        stepped = self._stepped
+        if not self._dealt and stepped is not None and len(stepped) == self.num_envs:
+            # Every row stepped, none dealt (most steps): each info is one part's array.
+            return self._every_row_infos(self.step_infos(stepped))
+        dealt = self._dealt[0] if len(self._dealt) == 1 else np.concatenate([[], *self._dealt])
+        dealt = dealt.astype(np.int64, copy=False)
+        if not self.has_infos:
+            infos: Infos = {}
         else:
-            infos = self._merge_infos([(stepped, self.step_infos(stepped, observations[stepped]))])
-        return self._public(observations), rewards, terminations, truncations, infos
+            parts = [(dealt, self.reset_infos(dealt))] if len(dealt) else []
+            if stepped is not None:
+                positions = np.arange(len(stepped))
+                if len(dealt):
+                    redealt = np.zeros(self.num_envs, dtype=np.bool_)
+                    redealt[dealt] = True
+                    positions = positions[~redealt[stepped]]
+                parts.append((stepped[positions], self.step_infos(positions)))
+            infos = self._merge_infos(parts)
+        if "final_obs" in base_infos:
+            final_obs = base_infos["final_obs"]
+            ended = np.flatnonzero(base_infos["_final_obs"])
+            for row in ended.tolist():
+                final_obs[row] = self.publish_row(final_obs[row])
+            final_info = base_infos["final_info"]
+            if self.has_infos:
+                positions = np.searchsorted(stepped, ended)  # type: ignore[arg-type]
+                final_info = self._merge_infos([(ended, self.step_infos(positions))])
+            infos.update({**base_infos, "final_info": final_info})
+        return infos
 
-    def _public(self, observations: np.ndarray) -> Any:
-        """Return the observations as the batched observation space holds them."""
-        return observations
+    def _merge_infos(self, parts: list[tuple[np.ndarray, Infos]]) -> Infos:
+        """Batch per-row infos as a sync vector env does: each key typed as its first row's.
 
-    # Small batches: one sub-env at a time -------------------------------------------------
+        ``parts`` pairs (ascending) row indices with the infos of those rows, each value
+        batched over them.
+        """
+        parts = sorted((part for part in parts if len(part[0])), key=lambda part: part[0][0])
+        if len(parts) == 1 and len(parts[0][0]) == self.num_envs:
+            return self._every_row_infos(parts[0][1])
+        merged: Infos = {}
+        for rows, infos in parts:
+            for key, values in infos.items():
+                if key not in merged:
+                    merged[key] = np.zeros((self.num_envs, *values.shape[1:]), dtype=values.dtype)
+                    merged[f"_{key}"] = np.zeros(self.num_envs, dtype=np.bool_)
+                merged[key][rows] = values
+                merged[f"_{key}"][rows] = True
+        return merged
 
-    @property
-    def one_by_one(self) -> bool:
-        """Whether steps go sub-env by sub-env on Python values (small batches)."""
-        return not self.generators.use_arrays  # type: ignore[attr-defined]
-
-    def row_reset(self, row: int) -> tuple[Any, dict[str, Any]]:
-        """Draw sub-env ``row``'s initial state: ``(state, reset info)`` (one by one)."""
-        raise NotImplementedError
-
-    def row_step(self, row: int, state: Any, action: int) -> tuple[Any, float, bool, dict]:
-        """Step sub-env ``row``: ``(next state, reward, terminated, info)`` (one by one)."""
-        raise NotImplementedError
-
-    def row_observation(self, state: Any) -> Any:
-        """Return the single env's observation of one state (one by one): a Python int."""
-        return int(state)
-
-    def _batch_infos(self, infos: list[dict[str, Any] | None]) -> dict[str, Any]:
-        """Batch per-row infos (``None``: the row supplied none) as a sync vector env does."""
-        batched: dict[str, Any] = {}
-        present = [index for index, info in enumerate(infos) if info]
-        if not present:
-            return batched
-        if len(present) == self.num_envs:
-            # Every row supplied the same keys (a step's usual case): one array per key.
-            for key, first in infos[0].items():  # type: ignore[union-attr]
-                dtype = first.dtype if isinstance(first, np.ndarray) else type(first)
-                batched[key] = np.array([info[key] for info in infos], dtype=dtype)  # type: ignore[index]
-                batched[f"_{key}"] = np.ones(self.num_envs, dtype=np.bool_)
-            return batched
-        for key, first in infos[present[0]].items():  # type: ignore[union-attr]
-            if isinstance(first, np.ndarray):
-                values = np.zeros((self.num_envs, *first.shape), dtype=first.dtype)
-            else:
-                values = np.zeros(self.num_envs, dtype=type(first))
-            mask = np.zeros(self.num_envs, dtype=np.bool_)
-            for index in present:
-                values[index] = infos[index][key]  # type: ignore[index]
-                mask[index] = True
-            batched[key], batched[f"_{key}"] = values, mask
+    def _every_row_infos(self, infos: Infos) -> Infos:
+        """Batch infos every row supplied, in row order: each value with an all-True mask."""
+        batched: Infos = {}
+        for key, values in infos.items():
+            batched[key], batched[f"_{key}"] = values, np.ones(self.num_envs, dtype=np.bool_)
         return batched
 
-    def _step_one_by_one(self, actions: np.ndarray) -> Any:
-        """Step sub-env by sub-env, with the base's time-limit and autoreset rules."""
-        mode = self.autoreset_mode
-        limit = self.max_episode_steps
-        states = self._row_states
-        elapsed = self.elapsed_steps.tolist()
-        ended_before = self._ended.tolist()
-        row_step, row_reset = self.row_step, self.row_reset
-        same_step = mode is AutoresetMode.SAME_STEP
-        rewards = [0.0] * self.num_envs
-        terminations = [False] * self.num_envs
-        truncations = [False] * self.num_envs
-        infos: list[dict[str, Any] | None] = [None] * self.num_envs
-        finals: dict[int, tuple[Any, dict[str, Any]]] = {}
-        for row, action in enumerate(actions.tolist()):
-            if ended_before[row]:  # NEXT_STEP: reset instead of stepping
-                states[row], infos[row] = row_reset(row)
-                elapsed[row] = 0
-                continue
-            states[row], rewards[row], terminations[row], infos[row] = row_step(
-                row, states[row], action
-            )
-            elapsed[row] += 1
-            truncations[row] = limit is not None and elapsed[row] >= limit
-            if same_step and (terminations[row] or truncations[row]):
-                finals[row] = (self.row_observation(states[row]), infos[row])  # type: ignore[assignment]
-                states[row], infos[row] = row_reset(row)
-                elapsed[row] = 0
-        self.elapsed_steps = np.array(elapsed, dtype=np.int64)
-        terminated = np.array(terminations, dtype=np.bool_)
-        truncated = np.array(truncations, dtype=np.bool_)
-        ended = np.zeros(self.num_envs, dtype=np.bool_) if finals else terminated | truncated
-        self._ended, self._ended_rows = ended, ended.nonzero()[0]
-        self.state = self._pack_states(states)
-        observations = self._observations_of(states)
-        self._observations = observations
-        batched = self._batch_infos(infos)
-        if finals:
-            final_obs = np.full(self.num_envs, None, dtype=object)
-            final_mask = np.zeros(self.num_envs, dtype=np.bool_)
-            for row, (observation, _) in finals.items():
-                final_obs[row], final_mask[row] = observation, True
-            final_infos = [
-                finals[row][1] if row in finals else None for row in range(self.num_envs)
-            ]
-            batched.update(
-                {
-                    "final_obs": final_obs,
-                    "_final_obs": final_mask,
-                    "final_info": self._batch_infos(final_infos),
-                    "_final_info": final_mask.copy(),
-                }
-            )
-        rewards_array = np.array(rewards, dtype=np.float64)
-        return self._public(observations), rewards_array, terminated, truncated, batched
-
-    @property
-    def _row_states(self) -> list[Any]:
-        return self.state.tolist()  # type: ignore[union-attr]
-
-    def _pack_states(self, states: list[Any]) -> np.ndarray:
-        return np.array(states, dtype=np.int64)
-
-    def _observations_of(self, states: list[Any]) -> np.ndarray:
-        """Return the batched observations of the row states (finite MDPs: the states)."""
-        return self.state.copy()  # type: ignore[union-attr]
-
-    def _pack_observations(self, observations: list[Any]) -> np.ndarray:
-        return np.array(observations, dtype=np.int64)
-
-    def _public_row(self, observation: np.ndarray) -> Any:
-        """One sub-env's observation as the single env returns it."""
-        return int(observation)
+    # Rendering ---------------------------------------------------------------------------
 
     def render_sub_env(self, index: int) -> np.ndarray:
         """Draw sub-environment ``index`` as the single environment draws it.
@@ -377,7 +306,9 @@ class _TableVectorEnv(ToyTextVectorEnv):
         self._flat = tuple(
             table.ravel() for table in (a.probability, a.next_state, a.reward, a.terminated)
         )
-        self._probabilities = np.zeros(self.num_envs)
+        # The last step's outcomes, per stepped row: their probabilities and states.
+        self._probabilities = np.zeros(0)
+        self._following = np.zeros(0, dtype=np.int64)
         self._initial_list = self.initial_cumulative.tolist()
         self._table = self.single_env.P
         # Per state and action, the cumulative probabilities of its real outcomes.
@@ -398,99 +329,78 @@ class _TableVectorEnv(ToyTextVectorEnv):
         """
         return KeyError(str(super().invalid_actions(actions)))
 
-    def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> np.ndarray:  # type: ignore[override]
-        """Draw each row's initial state from the initial distribution (one double each)."""
-        cumulative = self.initial_cumulative
-        if not self.generators.use_arrays:  # type: ignore[attr-defined]
-            # One by one from each Generator (small batches), bisecting the same cumulative.
+    def draw_states(self, rows: TableRows) -> np.ndarray:
+        """Draw each row's initial state from the initial distribution (one double each).
+
+        ``categorical_sample`` picks index 0 when no cumulative probability exceeds the draw.
+        """
+        if self.row_by_row:
             randoms, bounds = self.generators.randoms, self._initial_list  # type: ignore[attr-defined]
-            last = len(cumulative)
+            last = len(bounds)
             picks = [bisect_right(bounds, randoms[row]()) for row in rows.indices.tolist()]
             return np.array([0 if pick == last else pick for pick in picks], dtype=np.int64)
-        states = np.searchsorted(cumulative, rows.random(), side="right")
-        # categorical_sample picks index 0 when no cumulative probability exceeds the draw.
-        states[states == len(cumulative)] = 0
+        states = np.searchsorted(self.initial_cumulative, rows.random(), side="right")
+        states[states == len(self.initial_cumulative)] = 0
         return states
 
     def observe(self, states: np.ndarray) -> np.ndarray:
         """Return the states (the observations of a finite MDP)."""
         return states.copy()
 
-    def advance(
-        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, fresh: np.ndarray
-    ) -> Transition:  # type: ignore[override]
-        """Sample every row's outcome from the table with one double per live row."""
-        live = self.live_rows()
-        if not self.generators.use_arrays:  # type: ignore[attr-defined]
-            return self._advance_one_by_one(states, actions, rows, live)
-        streams = self.generators
-        if live is None:
-            draws = streams.doubles(rows.indices)  # type: ignore[attr-defined]
-        else:
-            draws = np.zeros(len(states))
-            draws[live] = streams.doubles(rows.indices[live])  # type: ignore[attr-defined]
+    def step_states(self, states: np.ndarray, actions: np.ndarray, rows: TableRows) -> Transition:
+        """Sample every row's outcome from the table with one double per row."""
+        if self.row_by_row:
+            return self._step_row_by_row(states, actions, rows)
         chosen = states * self._num_actions + actions
         if self._width > 1:
+            draws = self.generators.doubles(rows.indices)  # type: ignore[attr-defined]
             cumulative = self._flat_cumulative.take(chosen, axis=0)
             chosen = chosen * self._width + np.argmax(cumulative > draws[:, None], axis=1)
         else:
-            chosen = chosen * self._width
+            # One outcome per action: the draw is made (the single env makes it) and unused.
+            self.generators.doubles(rows.indices)  # type: ignore[attr-defined]
         probability, next_state, reward, terminated = self._flat
         self._probabilities = probability.take(chosen)
-        return next_state.take(chosen), reward.take(chosen), terminated.take(chosen)
+        self._following = next_state.take(chosen)
+        return self._following, reward.take(chosen), terminated.take(chosen)
 
-    def _advance_one_by_one(
-        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, live: np.ndarray | None
+    def _step_row_by_row(
+        self, states: np.ndarray, actions: np.ndarray, rows: TableRows
     ) -> Transition:
-        """Step row by row through the single env's own table ``P`` (small batches).
+        """Step row by row through the single env's own table ``P``.
 
         The outcome is the first whose cumulative probability exceeds the draw (bisected in
         the cumulative sums :class:`TransitionArrays` holds), as ``categorical_sample`` picks.
         """
-        table, bounds = self.single_env.P, self._cumulative_lists
+        table, bounds = self._table, self._cumulative_lists
         randoms = self.generators.randoms  # type: ignore[attr-defined]
-        skipped = () if live is None else set(range(len(states))) - set(live.tolist())
         picked = []
-        for index, (state, action, row) in enumerate(
-            zip(states.tolist(), actions.tolist(), rows.indices.tolist(), strict=True)
+        for state, action, row in zip(
+            states.tolist(), actions.tolist(), rows.indices.tolist(), strict=True
         ):
-            if index in skipped:
-                picked.append((0.0, state, 0.0, False))
-                continue
             cumulative = bounds[state][action]
             choice = bisect_right(cumulative, randoms[row]())
             picked.append(table[state][action][0 if choice == len(cumulative) else choice])
-        probabilities, following, rewards, terminations = zip(*picked, strict=True)
+        # Four columns, also when every row is being autoreset instead (none is stepped).
+        probabilities, following, rewards, terminations = (
+            zip(*picked, strict=True) if picked else ((),) * 4
+        )
         self._probabilities = np.array(probabilities, dtype=np.float64)
+        self._following = np.array(following, dtype=np.int64)
         return (
-            np.array(following, dtype=np.int64),
+            self._following,
             np.array(rewards, dtype=np.float64),
             np.array(terminations, dtype=np.bool_),
         )
 
-    def row_reset(self, row: int) -> tuple[Any, dict[str, Any]]:
-        """Draw one initial state by bisecting the initial distribution's cumulative sums."""
-        pick = bisect_right(self._initial_list, self.generators.randoms[row]())  # type: ignore[attr-defined]
-        state = 0 if pick == len(self._initial_list) else pick
-        return state, {"prob": self.single_env.reset_probability}
-
-    def row_step(self, row: int, state: Any, action: int) -> tuple[Any, float, bool, dict]:
-        """Pick the outcome of ``action`` in ``state`` from the single env's ``P``."""
-        cumulative = self._cumulative_lists[state][action]
-        choice = bisect_right(cumulative, self.generators.randoms[row]())  # type: ignore[attr-defined]
-        p, following, reward, terminated = self._table[state][action][
-            0 if choice == len(cumulative) else choice
-        ]
-        return following, reward, terminated, {"prob": p}
-
-    def step_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
+    def step_infos(self, positions: np.ndarray) -> Infos:
         """``{"prob": the probability of each row's outcome}``."""
-        if len(rows) == self.num_envs:
+        if len(positions) == len(self._probabilities):
             return {"prob": self._probabilities}
-        return {"prob": self._probabilities[rows]}
+        return {"prob": self._probabilities[positions]}
 
-    def reset_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
-        """``{"prob": 1}`` per row, typed as the single env's."""
+    def reset_infos(self, rows: np.ndarray) -> Infos:
+        """``{"prob": the single env's reset probability}`` per row, typed as its."""
         probability = self.single_env.reset_probability
         return {"prob": np.full(len(rows), probability, dtype=type(probability))}
 
@@ -509,10 +419,6 @@ class FrozenLakeVectorEnv(_TableVectorEnv):
     """
 
     single_env_class = FrozenLakeEnv
-
-    def show_state(self, env: Any, index: int) -> None:
-        """Put sub-environment ``index``'s state into the single env ``env``."""
-        env.s = int(self.state[index])  # type: ignore[index]
 
 
 class CliffWalkingVectorEnv(_TableVectorEnv):
@@ -550,80 +456,109 @@ class TaxiVectorEnv(_TableVectorEnv):
         self.fickle_probability = env.fickle_probability
         self.fickle = np.zeros(self.num_envs, dtype=np.bool_)
 
-    def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> np.ndarray:  # type: ignore[override]
+    def draw_states(self, rows: TableRows) -> np.ndarray:
         """Draw initial states, then (fickle passenger) whether each episode is fickle."""
-        states = super().draw_initial_states(rows, count, options)
+        states = super().draw_states(rows)
         if self.fickle_passenger:
             self.fickle[rows.indices] = rows.random() < self.fickle_probability
         return states
 
-    def advance(
-        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, fresh: np.ndarray
-    ) -> Transition:  # type: ignore[override]
-        """Step as the table says; a fickle passenger may then pick a new destination."""
-        following, rewards, terminations = super().advance(states, actions, rows, fresh)
+    def step_states(self, states: np.ndarray, actions: np.ndarray, rows: TableRows) -> Transition:
+        """Step as the table says; a fickle passenger may then pick a new destination.
+
+        Each stream draws the table's double first, then the new destination, as the
+        single env does (the streams are per sub-env, so rows may draw in any order).
+        """
+        following, rewards, terminations = super().step_states(states, actions, rows)
         if self.fickle_passenger:
             indices = rows.indices
             # states: ((row * 5 + col) * 5 + passenger) * 4 + destination
             riding = (states // 4) % 5 == 4
             moved = following // 20 != states // 20
-            fickle = self.fickle[indices] & riding & moved
-            live = self.live_rows()
-            if live is not None:
-                alive = np.zeros(len(states), dtype=np.bool_)
-                alive[live] = True
-                fickle &= alive
-            changing = np.flatnonzero(fickle)
+            changing = np.flatnonzero(self.fickle[indices] & riding & moved)
             if len(changing):
                 self.fickle[indices[changing]] = False
                 old = states[changing] % 4
                 pick = rows.streams.bounded(indices[changing], 3)
-                destination = pick + (pick >= old)
                 following = following.copy()
-                following[changing] = following[changing] - following[changing] % 4 + destination
+                following[changing] += pick + (pick >= old) - following[changing] % 4
+                self._following = following
         return following, rewards, terminations
 
-    def row_reset(self, row: int) -> tuple[Any, dict[str, Any]]:
-        """Draw one initial state, then whether its passenger is fickle."""
-        state, _ = super().row_reset(row)
-        if self.fickle_passenger:
-            self.fickle[row] = self.generators.randoms[row]() < self.fickle_probability  # type: ignore[attr-defined]
-        return state, {"prob": 1.0, "action_mask": self.masks[state]}
-
-    def row_step(self, row: int, state: Any, action: int) -> tuple[Any, float, bool, dict]:
-        """Step through ``P``; a fickle passenger may then pick a new destination."""
-        following, reward, terminated, info = super().row_step(row, state, action)
-        if self.fickle[row] and (state // 4) % 5 == 4 and following // 20 != state // 20:
-            self.fickle[row] = False
-            old = state % 4
-            pick = self.generators.bounded_one(row, 3)  # type: ignore[attr-defined]
-            following = following - following % 4 + pick + (pick >= old)
-        info["action_mask"] = self.masks[following]
-        return following, reward, terminated, info
-
-    def step_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
+    def step_infos(self, positions: np.ndarray) -> Infos:
         """``{"prob": ..., "action_mask": ...}`` of each row's outcome."""
-        return {**super().step_infos(rows, observations), "action_mask": self.masks[observations]}
+        infos = super().step_infos(positions)
+        following = self._following
+        if len(positions) != len(following):
+            following = following[positions]
+        return {**infos, "action_mask": self.masks[following]}
 
-    def reset_infos(self, rows: np.ndarray, observations: np.ndarray) -> dict[str, Any]:
+    def reset_infos(self, rows: np.ndarray) -> Infos:
         """``{"prob": 1.0, "action_mask": ...}`` per row."""
-        return {"prob": np.ones(len(rows)), "action_mask": self.masks[observations]}
-
-    def show_state(self, env: Any, index: int) -> None:
-        """Put sub-environment ``index``'s state into the single env ``env``."""
-        env.s = int(self.state[index])  # type: ignore[index]
+        return {**super().reset_infos(rows), "action_mask": self.masks[self.state[rows]]}  # type: ignore[index]
 
 
-# Blackjack state columns.
+# Blackjack state columns: the player's hand, the dealer's, the face-up card's looks.
+_PLAYER, _DEALER, _LOOKS = slice(0, 3), slice(3, 6), slice(6, 9)
 _P_RAW, _P_ACE, _P_CARDS, _D_RAW, _D_ACE, _D_CARDS, _D_FACE, _SUIT, _RANK = range(9)
+
+
+class _ArrayDraws:
+    """:class:`~palaestra.envs.toy_text.blackjack.Draws` for many tables from array streams."""
+
+    __slots__ = ("indices", "streams")
+
+    def __init__(self, streams: TableStreams, indices: np.ndarray):
+        self.streams, self.indices = streams, indices
+
+    def integers(self, spans: Sequence[int]) -> tuple[np.ndarray, ...]:
+        if isinstance(self.streams, BufferedIntegerStreams):
+            # Every span of every table in one gather.
+            return tuple(self.streams.bounded_sequence(self.indices, spans).T)
+        return tuple(self.streams.bounded(self.indices, span) for span in spans)
+
+    def integer(self, span: int, where: np.ndarray | bool) -> np.ndarray:
+        if where is True:
+            return self.streams.bounded(self.indices, span)
+        values = np.zeros(len(self.indices), dtype=np.int64)
+        chosen = where.nonzero()[0]
+        if len(chosen):
+            values[chosen] = self.streams.bounded(self.indices[chosen], span)
+        return values
+
+    def at(self, rows: np.ndarray) -> _ArrayDraws:
+        return _ArrayDraws(self.streams, self.indices[rows])
+
+
+class _RowDraws:
+    """:class:`~palaestra.envs.toy_text.blackjack.Draws` for one table, from its Generator."""
+
+    __slots__ = ("bounded_one", "row")
+
+    def __init__(self, streams: TableStreams):
+        self.bounded_one, self.row = streams.bounded_one, 0
+
+    def integers(self, spans: Sequence[int]) -> tuple[int, ...]:
+        return tuple(self.bounded_one(self.row, span) for span in spans)
+
+    def integer(self, span: int, where: Any) -> int:
+        return self.bounded_one(self.row, span) if where else 0
+
+
+def _state_columns(dealt: Deal) -> tuple[Any, ...]:
+    """Return a dealt table as the nine state columns."""
+    dealer, player = dealt.hands()
+    return (*player, *dealer, dealt.dealer[0], dealt.suit, dealt.rank)
 
 
 class BlackjackVectorEnv(ToyTextVectorEnv):
     """``num_envs`` Blackjack tables played as one batch; see :class:`BlackjackEnv`.
 
-    A hand is kept as its raw total (aces as 1), whether it holds an ace and its card count,
-    which is all :func:`~palaestra.envs.toy_text.blackjack.hand_total` and the natural rule
-    need. Observations are a tuple of three int64 arrays, as the batched ``Tuple`` space is.
+    A table's state is both hands' :class:`~palaestra.envs.toy_text.blackjack.Hand` (raw
+    total, ace, card count) and the face-up card's value, suit and rank; it is dealt with
+    :func:`~palaestra.envs.toy_text.blackjack.deal` and played with
+    :func:`~palaestra.envs.toy_text.blackjack.play`, the single env's own functions.
+    Observations are a tuple of three int64 arrays, as the batched ``Tuple`` space is.
 
     Example:
         >>> envs = BlackjackVectorEnv(num_envs=2, sab=True)
@@ -632,232 +567,100 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
     """
 
     single_env_class = BlackjackEnv
+    has_infos = False
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.natural = self.single_env.natural
         self.sab = self.single_env.sab
-        if self.generators.use_arrays:  # type: ignore[attr-defined]
-            # Only cards are drawn: 32-bit values made ahead in bulk, one gather per draw.
-            self.generators = BufferedIntegerStreams(self.num_envs)  # type: ignore[assignment]
-            self._every_row = self.generators.rows()  # type: ignore[assignment]
+
+    def make_streams(self, row_by_row: bool) -> TableStreams:
+        """Return Generators row by row, else cards made ahead in bulk (a draw is a gather)."""
+        return super().make_streams(True) if row_by_row else BufferedIntegerStreams(self.num_envs)
 
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:  # noqa: D102
         if self.state is None:
+            # The base sizes its arrays from the observation space's shape; a Tuple has none.
             self.state = np.zeros((self.num_envs, 9), dtype=np.int64, order="F")
             self._observations = np.zeros((self.num_envs, 3), dtype=np.int64)
         return super().reset(seed=seed, options=options)
 
-    def _cards(self, rows: np.ndarray) -> np.ndarray:
-        return _DECK[self.generators.bounded(rows, 13)]  # type: ignore[attr-defined]
-
-    def draw_initial_states(self, rows: TableRows, count: int, options: dict | None) -> np.ndarray:  # type: ignore[override]
-        """Deal the dealer's two cards, the player's two, and the face-up card's suit and rank."""
-        indices = rows.indices
-        if not self.generators.use_arrays:  # type: ignore[attr-defined]
-            return self._deal_one_by_one(indices)
-        streams = self.generators
-        if isinstance(streams, BufferedIntegerStreams):
-            # Four cards and the suit in one gather.
-            draws = streams.bounded_sequence(indices, (13, 13, 13, 13, 4))
-            dealt, suits = list(_DECK[draws[:, :4]].T), draws[:, 4]
-        else:
-            dealt = [self._cards(indices) for _ in range(4)]
-            suits = rows.bounded(4)
-        states = np.zeros((count, 9), dtype=np.int64)
-        states[:, _D_RAW] = dealt[0] + dealt[1]
-        states[:, _D_ACE] = (dealt[0] == 1) | (dealt[1] == 1)
-        states[:, _D_CARDS] = 2
-        states[:, _D_FACE] = dealt[0]
-        states[:, _P_RAW] = dealt[2] + dealt[3]
-        states[:, _P_ACE] = (dealt[2] == 1) | (dealt[3] == 1)
-        states[:, _P_CARDS] = 2
-        states[:, _SUIT] = suits
-        tens = np.flatnonzero(dealt[0] == 10)
-        if len(tens):
-            states[tens, _RANK] = self.generators.bounded(indices[tens], 3)  # type: ignore[attr-defined]
+    def draw_states(self, rows: TableRows) -> np.ndarray:
+        """Deal every table of ``rows`` (see :func:`~palaestra.envs.toy_text.blackjack.deal`)."""
+        if self.row_by_row:
+            draws = _RowDraws(self.generators)  # type: ignore[arg-type]
+            tables = []
+            for row in rows.indices.tolist():
+                draws.row = row
+                tables.append(_state_columns(deal(draws)))
+            return np.array(tables, dtype=np.int64).reshape(len(tables), 9)
+        columns = _state_columns(deal(_ArrayDraws(self.generators, rows.indices)))  # type: ignore[arg-type]
+        states = np.empty((len(rows), 9), dtype=np.int64, order="F")
+        for index, column in enumerate(columns):
+            states[:, index] = column
         return states
 
-    def row_reset(self, row: int) -> tuple[Any, dict[str, Any]]:
-        """Deal one table from its Generator."""
-        return self._deal_hand(row), {}
-
-    def row_step(self, row: int, state: Any, action: int) -> tuple[Any, float, bool, dict]:
-        """Hit or stick at one table."""
-        reward, terminated = self._play_hand(state, action, row)
-        return state, reward, terminated, {}
-
-    def row_observation(self, state: Any) -> Any:
-        """``(player total, dealer face, usable ace)`` of one table."""
-        total, usable = hand_total(state[_P_RAW], bool(state[_P_ACE]))
-        return int(total), state[_D_FACE], int(usable)
-
-    def _pack_states(self, states: list[Any]) -> np.ndarray:
-        return np.array(states, dtype=np.int64, order="F").reshape(self.num_envs, 9)
-
-    def _pack_observations(self, observations: list[Any]) -> np.ndarray:
-        return np.array(observations, dtype=np.int64).reshape(self.num_envs, 3)
-
-    def _observations_of(self, states: list[Any]) -> np.ndarray:
-        return self._pack_observations([self.row_observation(state) for state in states])
-
-    def _deal_hand(self, row: int) -> list[int]:
-        """Deal one table from stream ``row``: the state row as Python ints."""
-        bounded = self.generators.bounded_one  # type: ignore[attr-defined]
-        d1, d2, p1, p2 = (_DECK_LIST[bounded(row, 13)] for _ in range(4))
-        suit = bounded(row, 4)
-        rank = bounded(row, 3) if d1 == 10 else 0
-        return [
-            p1 + p2,
-            int(p1 == 1 or p2 == 1),
-            2,
-            d1 + d2,
-            int(d1 == 1 or d2 == 1),
-            2,
-            d1,
-            suit,
-            rank,
-        ]
-
-    def _deal_one_by_one(self, indices: np.ndarray) -> np.ndarray:
-        """Deal from each sub-env's Generator in turn (small batches: cheaper than arrays)."""
-        bounded = self.generators.bounded_one  # type: ignore[attr-defined]
-        hands = []
-        for row in indices.tolist():
-            d1, d2, p1, p2 = (_DECK_LIST[bounded(row, 13)] for _ in range(4))
-            suit = bounded(row, 4)
-            rank = bounded(row, 3) if d1 == 10 else 0
-            hands.append(
-                (p1 + p2, p1 == 1 or p2 == 1, 2, d1 + d2, d1 == 1 or d2 == 1, 2, d1, suit, rank)
-            )
-        return np.array(hands, dtype=np.int64).reshape(len(hands), 9)
-
-    def _play_one_by_one(
-        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, live: np.ndarray | None
-    ) -> Transition:
-        """Hit or stick table by table on Python ints, with the scalar rules."""
-        hands = states.tolist()
-        rewards, terminations = [], []
-        actions_list = actions.tolist()
-        if live is not None:
-            # Tables about to be dealt again neither hit nor stick.
-            actions_list = [None] * len(hands)
-            for index in live.tolist():
-                actions_list[index] = int(actions[index])
-        for hand, action, row in zip(hands, actions_list, rows.indices.tolist(), strict=True):
-            if action is None:
-                rewards.append(0.0)
-                terminations.append(False)
-                continue
-            reward, terminated = self._play_hand(hand, action, row)
-            rewards.append(reward)
-            terminations.append(terminated)
-        return (
-            np.array(hands, dtype=np.int64).reshape(len(hands), 9),
-            np.array(rewards),
-            np.array(terminations, dtype=np.bool_),
-        )
-
-    def _play_hand(self, hand: list[int], action: int, row: int) -> tuple[float, bool]:
-        """Hit or stick at one table (``hand`` is updated): ``(reward, terminated)``."""
-        bounded = self.generators.bounded_one  # type: ignore[attr-defined]
-        if action:
-            card = _DECK_LIST[bounded(row, 13)]
-            hand[_P_RAW] += card
-            hand[_P_ACE] |= card == 1
-            hand[_P_CARDS] += 1
-            bust = hand_total(hand[_P_RAW], bool(hand[_P_ACE]))[0] > 21
-            return (-1.0 if bust else 0.0), bust
-        while hand_total(hand[_D_RAW], bool(hand[_D_ACE]))[0] < DEALER_STANDS_AT:
-            card = _DECK_LIST[bounded(row, 13)]
-            hand[_D_RAW] += card
-            hand[_D_ACE] |= card == 1
-            hand[_D_CARDS] += 1
-        player = hand_total(hand[_P_RAW], bool(hand[_P_ACE]))[0]
-        dealer = hand_total(hand[_D_RAW], bool(hand[_D_ACE]))[0]
-        reward = settle(
-            0 if player > 21 else player,
-            0 if dealer > 21 else dealer,
-            hand[_P_CARDS] == 2 and hand[_P_ACE] == 1 and hand[_P_RAW] == 11,
-            hand[_D_CARDS] == 2 and hand[_D_ACE] == 1 and hand[_D_RAW] == 11,
+    def step_states(self, states: np.ndarray, actions: np.ndarray, rows: TableRows) -> Transition:
+        """Hit or stick at every table (see :func:`~palaestra.envs.toy_text.blackjack.play`)."""
+        if self.row_by_row:
+            return self._play_row_by_row(states, actions, rows)
+        player, dealer, rewards, terminations = play(
+            Hand(*states[:, _PLAYER].T),
+            Hand(*states[:, _DEALER].T),
+            actions,
+            _ArrayDraws(self.generators, rows.indices),  # type: ignore[arg-type]
             self.natural,
             self.sab,
         )
-        return reward, True
+        following = np.empty_like(states, order="F")
+        for index, column in enumerate((*player, *dealer)):
+            following[:, index] = column
+        following[:, _LOOKS] = states[:, _LOOKS]
+        return following, rewards, terminations
+
+    def _play_row_by_row(
+        self, states: np.ndarray, actions: np.ndarray, rows: TableRows
+    ) -> Transition:
+        """Hit or stick table by table on Python ints."""
+        draws = _RowDraws(self.generators)  # type: ignore[arg-type]
+        tables, rewards, terminations = [], [], []
+        for table, action, row in zip(
+            states.tolist(), actions.tolist(), rows.indices.tolist(), strict=True
+        ):
+            draws.row = row
+            player, dealer, reward, terminated = play(
+                Hand(*table[_PLAYER]), Hand(*table[_DEALER]), action, draws, self.natural, self.sab
+            )
+            tables.append((*player, *dealer, *table[_LOOKS]))
+            rewards.append(reward)
+            terminations.append(terminated)
+        return (
+            np.array(tables, dtype=np.int64).reshape(len(tables), 9),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminations, dtype=np.bool_),
+        )
 
     def observe(self, states: np.ndarray) -> np.ndarray:
         """Return ``(player total, dealer face, usable ace)`` rows."""
-        total, usable = hand_total(states[:, _P_RAW], states[:, _P_ACE].astype(np.bool_))
-        return np.stack([total, states[:, _D_FACE], usable.astype(np.int64)], axis=1)
+        observations = np.empty((len(states), 3), dtype=np.int64)
+        observations[:, 0], observations[:, 2] = hand_total(states[:, _P_RAW], states[:, _P_ACE])
+        observations[:, 1] = states[:, _D_FACE]
+        return observations
 
-    def advance(
-        self, states: np.ndarray, actions: np.ndarray, rows: TableRows, fresh: np.ndarray
-    ) -> Transition:  # type: ignore[override]
-        """Hit or stick at every live table; sticking tables play out the dealer's hand."""
-        live = self.live_rows()
-        if not self.generators.use_arrays:  # type: ignore[attr-defined]
-            return self._play_one_by_one(states, actions, rows, live)
-        # Column-major: each hand component is a contiguous column, indexed by 1-D rows.
-        states = np.asfortranarray(states.copy())
-        p_raw, p_ace, p_cards, d_raw, d_ace, d_cards = (states[:, column] for column in range(6))
-        streams = rows.indices
-        rewards = np.zeros(len(states))
-        terminations = np.ones(len(states), dtype=np.bool_)
-        if live is not None:
-            # Tables about to be dealt again neither hit nor stick.
-            masked = np.full(len(states), -1, dtype=np.int64)
-            masked[live] = actions[live]
-            actions = masked
-        hitting = np.flatnonzero(actions == 1)
-        if len(hitting):
-            card = self._cards(streams[hitting])
-            p_raw[hitting] += card
-            p_ace[hitting] |= card == 1
-            p_cards[hitting] += 1
-            bust = hand_total(p_raw[hitting], p_ace[hitting] == 1)[0] > 21
-            terminations[hitting] = bust
-            rewards[hitting] = -1.0 * bust
-        sticking = np.flatnonzero(actions == 0)
-        if len(sticking):
-            drawing = sticking
-            while len(drawing):
-                total = hand_total(d_raw[drawing], d_ace[drawing] == 1)[0]
-                drawing = drawing[total < DEALER_STANDS_AT]
-                if not len(drawing):
-                    break
-                card = self._cards(streams[drawing])
-                d_raw[drawing] += card
-                d_ace[drawing] |= card == 1
-                d_cards[drawing] += 1
-            player = hand_total(p_raw[sticking], p_ace[sticking] == 1)[0]
-            dealer = hand_total(d_raw[sticking], d_ace[sticking] == 1)[0]
-            naturals = [
-                (cards[sticking] == 2) & (ace[sticking] == 1) & (raw[sticking] == 11)
-                for raw, ace, cards in ((p_raw, p_ace, p_cards), (d_raw, d_ace, d_cards))
-            ]
-            rewards[sticking] = settle(
-                np.where(player > 21, 0, player),
-                np.where(dealer > 21, 0, dealer),
-                *naturals,
-                self.natural,
-                self.sab,
-            )
-        return states, rewards, terminations
+    def publish(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return the three columns, as the batched ``Tuple`` space holds them."""
+        return tuple(observations.T.copy())  # type: ignore[return-value]
 
-    def _public(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return tuple(observations[:, column].copy() for column in range(3))  # type: ignore[return-value]
-
-    def _public_row(self, observation: np.ndarray) -> tuple[int, int, int]:
+    def publish_row(self, observation: np.ndarray) -> tuple[int, int, int]:
+        """One table's observation as the single env returns it: three Python ints."""
         return tuple(int(value) for value in observation)  # type: ignore[return-value]
 
     def show_state(self, env: Any, index: int) -> None:
         """Put table ``index`` into the single env ``env`` (a hand with the same totals)."""
         row = self.state[index]  # type: ignore[index]
         raw, ace = int(row[_P_RAW]), bool(row[_P_ACE])
-        env.player = [1, raw - 1] if ace else [raw]
-        env.dealer = [int(row[_D_FACE])]
-        env.dealer_top_card_suit = "CDHS"[int(row[_SUIT])]
         face = int(row[_D_FACE])
-        env.dealer_top_card_value_str = (
-            "A" if face == 1 else "JQK"[int(row[_RANK])] if face == 10 else str(face)
-        )
+        env.player = [1, raw - 1] if ace else [raw]
+        env.dealer = [face]
+        env.dealer_top_card_suit = "CDHS"[int(row[_SUIT])]
+        env.dealer_top_card_value_str = face_rank(face, int(row[_RANK]))

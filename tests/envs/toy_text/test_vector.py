@@ -33,9 +33,8 @@ def make_pair(env_id, num_envs, mode, kwargs, use_arrays):
         autoreset_mode=mode,
         **{**spec.kwargs, **kwargs},
     )
-    # Both stream kinds (Generator objects, array-stepped states) at a small size.
-    native.generators = TableStreams(num_envs, use_arrays=use_arrays)
-    native._every_row = native.generators.rows()
+    # Both paths (row by row on Generators, whole columns on array streams) at a small size.
+    native.use_streams(TableStreams(num_envs, use_arrays=use_arrays))
     return sync, native
 
 
@@ -91,8 +90,7 @@ def test_large_batch_equals_sync_with_array_streams():
 @pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda mode: mode.value)
 def test_blackjack_with_cards_made_ahead_equals_sync(mode):
     sync, native = make_pair("Blackjack-v1", 6, mode, {}, use_arrays=True)
-    native.generators = BufferedIntegerStreams(6, ahead=3)
-    native._every_row = native.generators.rows()
+    native.use_streams(BufferedIntegerStreams(6, ahead=3))
     assert_same_run(sync, native, seed=11, steps=150, mode=mode)
 
 
@@ -117,7 +115,7 @@ def test_cards_made_ahead_snapshot_continues_as_the_generator():
 
 def test_np_random_snapshots_continue_as_the_sub_envs_generators():
     native = TaxiVectorEnv(num_envs=2, fickle_passenger=True)
-    native.generators = TableStreams(2, use_arrays=True)
+    native.use_streams(TableStreams(2, use_arrays=True))
     native.reset(seed=5)
     native.generators.bounded(np.array([0]), 3)  # leaves half a 64-bit draw buffered
     snapshot = native.np_random[0]
@@ -159,3 +157,33 @@ def test_disabled_autoreset_refuses_to_step_an_ended_sub_env():
     assert native.step(np.array([2]))[2].tolist() == [True]
     with pytest.raises(RuntimeError, match="reset_mask"):
         native.step(np.array([0]))
+
+
+# Down, right: both lakes walk into the hole at 5, so the next step autoresets every sub-env
+# and steps none (NEXT_STEP); sticking ends every Blackjack hand at once.
+EVERY_ROW_ENDS = [
+    ("FrozenLake-v1", {"is_slippery": False}, [[1, 1], [2, 2], [0, 0], [1, 1], [2, 2]]),
+    ("Blackjack-v1", {}, [[0, 0]] * 5),
+]
+
+
+@pytest.mark.parametrize("use_arrays", [False, True], ids=["generators", "arrays"])
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda mode: mode.value)
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "actions"), EVERY_ROW_ENDS, ids=["lake-holes", "blackjack-sticks"]
+)
+def test_a_step_that_autoresets_every_sub_env_equals_sync(
+    env_id, kwargs, actions, mode, use_arrays
+):
+    sync, native = make_pair(env_id, 2, mode, kwargs, use_arrays)
+    assert_same_value(native.reset(seed=0), sync.reset(seed=0), "reset")
+    for step, action in enumerate(np.array(actions)):
+        expected = sync.step(action)
+        assert_same_value(native.step(action), expected, f"step {step}")
+        ended = expected[2] | expected[3]
+        if mode is AutoresetMode.DISABLED and ended.any():
+            assert_same_value(
+                native.reset(options={"reset_mask": ended}),
+                sync.reset(options={"reset_mask": ended}),
+                "reset_mask",
+            )
