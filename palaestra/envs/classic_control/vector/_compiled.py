@@ -15,7 +15,9 @@ Importing this module needs numba (the ``fast`` extra).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import numbers
 import operator
 from typing import Any
 
@@ -68,6 +70,7 @@ __all__ = [
     "compile_pendulum",
     "compile_mountain_car",
     "compile_continuous_mountain_car",
+    "parameter_table",
 ]
 
 
@@ -222,15 +225,68 @@ _continuous_step = njit(continuous_mountain_car_step, float32_like_numpy=True)
 _continuous_reward = njit(continuous_mountain_car_reward, float32_like_numpy=True)
 
 
+def _numeric_fields(params: Any) -> tuple[str, ...]:
+    """Return the fields of a parameter set that can differ per row: its numbers."""
+    return tuple(
+        field.name
+        for field in dataclasses.fields(params)
+        if isinstance(getattr(params, field.name), numbers.Real)
+        and not isinstance(getattr(params, field.name), bool)
+    )
+
+
+def parameter_table(row_params: list[Any]) -> np.ndarray:
+    """Return the numeric fields of one parameter set per row, as a ``(rows, fields)`` table.
+
+    The compiled loops built with ``per_row=True`` read row ``i``'s parameters from row
+    ``i`` of this table (the other fields are the shared parameter set's).
+
+    Example:
+        >>> from palaestra.envs.classic_control.dynamics.pendulum import PendulumParams
+        >>> parameter_table([PendulumParams(g=9.0), PendulumParams(g=3.5)])[:, 3].tolist()
+        [9.0, 3.5]
+    """
+    fields = _numeric_fields(row_params[0])
+    return np.array([[getattr(p, name) for name in fields] for p in row_params], np.float64)
+
+
+def _constants_at(params: Any, per_row: bool) -> Any:
+    """Return a compiled ``constants_at(table, i)``: the named tuple of row ``i``'s parameters.
+
+    Shared (``per_row=False``), it ignores its arguments and returns ``params`` as a
+    compile-time constant, so the loop compiles exactly as with the constant itself; per row,
+    it reads the numeric fields from row ``i`` of ``table`` (see :func:`parameter_table`)
+    and takes the others (the string choices) from ``params``.
+    """
+    constants = as_named_tuple(params)
+    if not per_row:
+
+        def shared(table: Any, i: Any) -> Any:
+            return constants
+
+        return register_jitable(shared)
+    fields = _numeric_fields(params)
+    arguments = ", ".join(
+        f"table[i, {fields.index(name)}]" if name in fields else f"constants.{name}"
+        for name in constants._fields
+    )
+    namespace = {"tuple_type": type(constants), "constants": constants}
+    # The named tuple's fields in order, written out: numba builds a named tuple from
+    # positional arguments only.
+    exec(f"def row_constants(table, i):\n    return tuple_type({arguments})\n", namespace)
+    return register_jitable(namespace["row_constants"])
+
+
 @functools.cache
-def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
+def compile_cartpole(params: Any, sutton_barto_reward: bool, per_row: bool = False) -> Any:
     """Compile a cart-pole batch step from ``cartpole_step``, ``_terminated`` and ``_reward``.
 
     Compiled once per parameter set and reward flavour (the parameters are compile-time
-    constants), then shared.
+    constants), then shared. With ``per_row``, each row's numbers come from a table instead.
 
     Returns:
-        ``advance(states, actions) -> (next_states, rewards, terminations)``; it raises
+        ``advance(states, actions, table=None) -> (next_states, rewards, terminations)``,
+        ``table`` the :func:`parameter_table` of the rows (with ``per_row``); it raises
         ``AssertionError`` (as Gymnasium) for an action other than 0 or 1 (checked inside the
         compiled loop).
 
@@ -241,10 +297,10 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
         >>> next_states[:, 1].round(4).tolist(), rewards.tolist()
         ([-0.1951, 0.1951], [1.0, 1.0])
     """
-    constants = as_named_tuple(params)
+    constants_at = _constants_at(params, per_row)
 
     @njit(cache=True)
-    def row_loop(states: np.ndarray, actions: np.ndarray) -> Any:
+    def row_loop(states: np.ndarray, actions: np.ndarray, table: Any = None) -> Any:
         count = states.shape[0]
         next_states = np.empty((4, count)).T
         rewards = np.empty(count)
@@ -252,6 +308,7 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
         for i in range(count):
             if actions[i] != 0 and actions[i] != 1:
                 raise ValueError("action outside {0, 1}")
+            constants = constants_at(table, i)
             state = _cartpole_step(states[i], actions[i], constants)
             ended = _cartpole_terminated(state, constants)
             for k in range(4):
@@ -260,9 +317,9 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
             rewards[i] = _cartpole_reward(ended, sutton_barto_reward)
         return next_states, rewards, terminations
 
-    def advance(states: np.ndarray, actions: np.ndarray) -> Any:
+    def advance(states: np.ndarray, actions: np.ndarray, table: Any = None) -> Any:
         try:
-            return row_loop(states, actions)
+            return row_loop(states, actions, table)
         except ValueError:
             raise AssertionError(
                 f"{actions!r} ({type(actions)}) invalid: each action must be 0 (push left) or "
@@ -273,14 +330,16 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
 
 
 @functools.cache
-def compile_acrobot(params: Any) -> Any:
+def compile_acrobot(params: Any, per_row: bool = False) -> Any:
     """Compile an acrobot batch step from ``acrobot_step``, ``_terminated`` and ``_reward``.
 
-    Compiled once per parameter set (the parameters are compile-time constants), then shared.
-    The torques come in computed (with their noise), so the loop draws nothing.
+    Compiled once per parameter set (the parameters are compile-time constants), then shared;
+    with ``per_row``, each row's numbers come from a table instead. The torques come in
+    computed (with their noise), so the loop draws nothing.
 
     Returns:
-        ``advance(states, torques) -> (next_states, rewards, terminations)``.
+        ``advance(states, torques, table=None) -> (next_states, rewards, terminations)``,
+        ``table`` the :func:`parameter_table` of the rows (with ``per_row``).
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.acrobot import AcrobotParams
@@ -289,15 +348,16 @@ def compile_acrobot(params: Any) -> Any:
         >>> next_states[:, 3].round(4).tolist(), rewards.tolist()
         ([0.0, 0.3345], [-1.0, -1.0])
     """
-    constants = as_named_tuple(params)
+    constants_at = _constants_at(params, per_row)
 
     @njit(cache=True)
-    def advance(states: np.ndarray, torques: np.ndarray) -> Any:
+    def advance(states: np.ndarray, torques: np.ndarray, table: Any = None) -> Any:
         count = states.shape[0]
         next_states = np.empty((4, count)).T
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
+            constants = constants_at(table, i)
             state = _acrobot_step(states[i], torques[i], constants)
             ended = _acrobot_terminated(state, constants)
             for k in range(4):
@@ -373,14 +433,16 @@ def _torque_product(left: Any, right: Any) -> Any:
 
 
 @functools.cache
-def compile_pendulum(params: Any) -> Any:
+def compile_pendulum(params: Any, per_row: bool = False) -> Any:
     """Compile a pendulum batch step from ``pendulum_step`` and ``pendulum_reward``.
 
-    Compiled once per parameter set (the parameters are compile-time constants), then shared.
+    Compiled once per parameter set (the parameters are compile-time constants), then shared;
+    with ``per_row``, each row's numbers come from a table instead.
 
     Returns:
-        ``advance(states, torques) -> (next_states, rewards)`` for float32 clipped torques
-        (see ``pendulum_torque``); each reward is that of the state before the step.
+        ``advance(states, torques, table=None) -> (next_states, rewards)`` for float32
+        clipped torques (see ``pendulum_torque``), ``table`` the :func:`parameter_table` of
+        the rows (with ``per_row``); each reward is that of the state before the step.
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.pendulum import PendulumParams
@@ -389,14 +451,15 @@ def compile_pendulum(params: Any) -> Any:
         >>> next_states.tolist(), rewards.round(4).tolist()
         ([[0.015, 0.3]], [-0.004])
     """
-    constants = as_named_tuple(params)
+    constants_at = _constants_at(params, per_row)
 
     @njit(cache=True)
-    def advance(states: np.ndarray, torques: np.ndarray) -> Any:
+    def advance(states: np.ndarray, torques: np.ndarray, table: Any = None) -> Any:
         count = states.shape[0]
         next_states = np.empty((2, count)).T
         rewards = np.empty(count)
         for i in range(count):
+            constants = constants_at(table, i)
             torque = _as_torque(torques[i])
             rewards[i] = _pendulum_reward(states[i], torque, constants)
             state = _pendulum_step(states[i], torque, constants)
@@ -408,12 +471,15 @@ def compile_pendulum(params: Any) -> Any:
 
 
 @functools.cache
-def compile_mountain_car(params: Any) -> Any:
+def compile_mountain_car(params: Any, per_row: bool = False) -> Any:
     """Compile a mountain-car batch step from ``mountain_car_step``, ``_terminated``, ``_reward``.
 
+    With ``per_row``, each row's numbers come from a table instead of the shared ``params``.
+
     Returns:
-        ``advance(states, actions) -> (next_states, rewards, terminations)`` for actions the
-        caller has checked (0, 1 or 2).
+        ``advance(states, actions, table=None) -> (next_states, rewards, terminations)`` for
+        actions the caller has checked (0, 1 or 2), ``table`` the :func:`parameter_table` of
+        the rows (with ``per_row``).
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.mountain_car import MountainCarParams
@@ -422,15 +488,16 @@ def compile_mountain_car(params: Any) -> Any:
         >>> next_states.round(4).tolist(), rewards.tolist()
         ([[-0.0015, -0.0015]], [-1.0])
     """
-    constants = as_named_tuple(params)
+    constants_at = _constants_at(params, per_row)
 
     @njit(cache=True)
-    def advance(states: np.ndarray, actions: np.ndarray) -> Any:
+    def advance(states: np.ndarray, actions: np.ndarray, table: Any = None) -> Any:
         count = states.shape[0]
         next_states = np.empty((2, count)).T
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
+            constants = constants_at(table, i)
             position, velocity = _mountain_car_step(states[i], actions[i], constants)
             ended = _mountain_car_terminated((position, velocity), constants)
             next_states[i, 0] = position
@@ -443,16 +510,18 @@ def compile_mountain_car(params: Any) -> Any:
 
 
 @functools.cache
-def compile_continuous_mountain_car(params: Any) -> Any:
+def compile_continuous_mountain_car(params: Any, per_row: bool = False) -> Any:
     """Compile the continuous mountain car's batch step, float64 and float32 rows alike.
 
     A row fresh from its reset steps in float64 and every other row in float32, as the
     single environment does; ``float32_like_numpy`` compilation makes the float32 rows meet
-    the Python-float parameters as numpy's float32 scalars do.
+    the Python-float parameters as numpy's float32 scalars do. With ``per_row``, each row's
+    numbers come from a table instead of the shared ``params``.
 
     Returns:
-        ``advance(states, states32, actions, fresh) -> (next_states, rewards, terminations)``
-        where ``states32`` is ``states`` as float32 and ``fresh`` marks the float64 rows.
+        ``advance(states, states32, actions, fresh, table=None) -> (next_states, rewards,
+        terminations)`` where ``states32`` is ``states`` as float32, ``fresh`` marks the
+        float64 rows and ``table`` is the :func:`parameter_table` of the rows (``per_row``).
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.mountain_car import (
@@ -466,17 +535,22 @@ def compile_continuous_mountain_car(params: Any) -> Any:
         >>> next_states[0].tolist() == single.tolist()
         True
     """
-    constants = as_named_tuple(params)
+    constants_at = _constants_at(params, per_row)
 
     @njit(cache=True)
     def advance(
-        states: np.ndarray, states32: np.ndarray, actions: np.ndarray, fresh: np.ndarray
+        states: np.ndarray,
+        states32: np.ndarray,
+        actions: np.ndarray,
+        fresh: np.ndarray,
+        table: Any = None,
     ) -> Any:
         count = states.shape[0]
         next_states = np.empty((2, count), dtype=np.float32).T
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
+            constants = constants_at(table, i)
             if fresh[i]:
                 position, velocity = _continuous_step(states[i], actions[i], constants)
             else:
