@@ -112,6 +112,20 @@ def test_set_attr_mid_run_changes_each_sub_env_as_in_sync(env_id, accelerator):
     assert_same(runs[1], runs[0], env_id)
 
 
+@pytest.mark.parametrize("accelerator", ACCELERATORS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("limits", [[2.0, 0.7, 2.9, 1], [2.0] * NUM_ENVS], ids=["rows", "shared"])
+def test_torque_limits_clip_actions_of_either_precision_as_single_envs(limits, dtype, accelerator):
+    rng = np.random.default_rng(4)
+    actions = [rng.uniform(-3, 3, (NUM_ENVS, 1)).astype(dtype) for _ in range(80)]
+    values = {"max_torque": limits}
+    native = gym.make_vec(
+        "Pendulum-v1", NUM_ENVS, accelerator=accelerator, **_limit("Pendulum-v1"), **values
+    )
+    expected = _record(_single_env_with("Pendulum-v1", values), actions)
+    assert_same(_record(native, actions), expected, str(dtype))
+
+
 def test_get_attr_returns_one_value_per_sub_env():
     envs = gym.make_vec("CartPole-v1", 3, gravity=[9.8, 1.6, 24.8])
     assert envs.get_attr("gravity") == (9.8, 1.6, 24.8)

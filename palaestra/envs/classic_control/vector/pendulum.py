@@ -74,6 +74,8 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
     def parameters_changed(self) -> None:
         """Rebuild the compiled step for the current parameters."""
         super().parameters_changed()
+        # The per-row torque bounds, by the dtype they meet the actions in.
+        self._torque_limits: dict[Any, np.ndarray] = {}
         self._compiled_advance = None
         if self.accelerator == "numba":
             from palaestra.envs.classic_control.vector._compiled import compile_pendulum
@@ -104,7 +106,8 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
         torque = self._torques(actions, rows)
         self.last_u = torque
         terminations = np.zeros(len(states), dtype=np.bool_)
-        if self._compiled_advance is not None:
+        if self._compiled_advance is not None and torque.dtype == np.float32:
+            # (Other torques take the numpy path: the compiled one rounds them to float32.)
             if self.row_params is None:
                 return (*self._compiled_advance(states, torque), terminations)
             table = self.row_table(rows)
@@ -115,16 +118,18 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
 
     def _torques(self, actions: np.ndarray, rows: GeneratorRows) -> np.ndarray:
         """Return the clipped torques, each row's with its own ``max_torque``."""
-        if self.row_params is None:
+        if "max_torque" not in self.row_values:
             return pendulum_torque(actions, self.params)
-        parts = [
-            (chosen, pendulum_torque(actions[chosen], params))
-            for chosen, _, params in self.parameter_sets_of(rows)
-        ]
-        torque = np.empty(len(actions), dtype=parts[0][1].dtype)
-        for chosen, part in parts:
-            torque[chosen] = part
-        return torque
+        # Each bound in the dtype a Python float takes against the actions (NEP 50), as the
+        # single env's clip rounds it: the same comparisons, one pass for every row.
+        dtype = np.result_type(actions, 1.0)
+        limits = self._torque_limits.get(dtype)
+        if limits is None:
+            limits = np.array(self.row_values["max_torque"], dtype=dtype)
+            self._torque_limits[dtype] = limits
+        if rows.indices is not None:
+            limits = limits[rows.indices]
+        return np.minimum(np.maximum(actions[:, 0], -limits), limits)
 
     def _step_with(
         self, states: np.ndarray, torque: np.ndarray, rows: Any, fresh: Any, params: Any
