@@ -7,6 +7,7 @@ construction or with ``set_attr``, in any mode) returns the same trajectory bit 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -161,6 +162,20 @@ def test_constructor_argument_as_one_value_still_reaches_the_single_env():
 def test_array_of_values_is_one_per_sub_env_at_construction():
     envs = gym.make_vec("MountainCar-v0", 3, force=np.array([0.001, 0.002, 0.003]))
     assert envs.get_attr("force") == (0.001, 0.002, 0.003)
+
+
+def test_numpy_scalars_are_stored_as_the_python_numbers_they_hold():
+    envs = gym.make_vec("MountainCar-v0", 2, accelerator="numpy")
+    envs.set_attr("force", [np.float64(0.002), np.float32(0.5)])
+    assert envs.get_attr("force") == (0.002, 0.5)
+    assert [type(value) for value in envs.get_attr("force")] == [float, float]
+
+
+def test_the_documented_example_runs():
+    page = (Path(__file__).parents[2] / "docs" / "native_batching.md").read_text()
+    section = page.split("## 7. Per-sub-env parameters")[1]
+    example = section.split("```python\n")[1].split("```")[0]
+    exec(compile(example, "native_batching.md", "exec"), {})
 
 
 def test_frames_are_drawn_with_each_sub_env_s_parameters():

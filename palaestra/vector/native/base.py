@@ -574,6 +574,9 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         }
 
     def _store_parameter(self, name: str, values: Sequence[Any]) -> None:
+        # numpy scalars as the Python numbers they hold: every path meets them as the single
+        # env meets a Python number (a float32 state rounds it, NEP 50), the compiled one too.
+        values = [value.item() if isinstance(value, np.generic) else value for value in values]
         self.check_parameter(name, values)
         first = values[0]
         if all(type(value) is type(first) and value == first for value in values):
