@@ -46,8 +46,10 @@ def _limit(env_id: str) -> dict[str, Any]:
     return {} if steps is None else {"max_episode_steps": steps}
 
 
-def _single_env_with(env_id: str, values: dict[str, Any], autoreset_mode: str = "NextStep"):
-    """Return a builder of sub-env ``i``: a single env with row ``i`` of ``values`` set."""
+def _single_env_with(
+    env_id: str, values: dict[str, Any], autoreset_mode: str = "NextStep", num_envs: int = NUM_ENVS
+):
+    """Return a sync vector env whose sub-env ``i`` has row ``i`` of ``values`` set."""
 
     def build(index: int) -> Any:
         env = gym.make(env_id, **_limit(env_id))
@@ -56,12 +58,12 @@ def _single_env_with(env_id: str, values: dict[str, Any], autoreset_mode: str = 
         return env
 
     return gym.vector.SyncVectorEnv(
-        [lambda i=i: build(i) for i in range(NUM_ENVS)], autoreset_mode=autoreset_mode
+        [lambda i=i: build(i) for i in range(num_envs)], autoreset_mode=autoreset_mode
     )
 
 
-def _actions(env_id: str, steps: int = STEPS, seed: int = 5) -> list[Any]:
-    space = gym.make_vec(env_id, NUM_ENVS, vectorization_mode="sync").action_space
+def _actions(env_id: str, steps: int = STEPS, seed: int = 5, num_envs: int = NUM_ENVS) -> list:
+    space = gym.make_vec(env_id, num_envs, vectorization_mode="sync").action_space
     space.seed(seed)
     return [space.sample() for _ in range(steps)]
 
@@ -92,6 +94,26 @@ def test_make_vec_values_per_sub_env_match_single_envs_each_set_with_its_own(
     assert native.row_params is not None
     expected = _record(_single_env_with(env_id, values, autoreset_mode), actions)
     assert_same(_record(native, actions), expected, env_id)
+
+
+@pytest.mark.parametrize("accelerator", ACCELERATORS)
+@pytest.mark.parametrize(
+    "env_id, ranges",
+    [
+        ("CartPole-v1", {"gravity": (5.0, 15.0), "masspole": (0.05, 0.3)}),
+        ("MountainCar-v0", {"force": (0.0008, 0.003), "max_speed": (0.05, 0.08)}),
+        ("Pendulum-v1", {"g": (1.0, 12.0), "l": (0.5, 1.5)}),
+    ],
+)
+def test_every_sub_env_randomised_matches_single_envs(env_id, ranges, accelerator):
+    # Domain randomisation: no two rows share a parameter set.
+    num_envs = 48
+    rng = np.random.default_rng(8)
+    values = {name: rng.uniform(*bounds, num_envs).tolist() for name, bounds in ranges.items()}
+    actions = _actions(env_id, steps=120, num_envs=num_envs)
+    native = gym.make_vec(env_id, num_envs, accelerator=accelerator, **_limit(env_id), **values)
+    expected = _single_env_with(env_id, values, num_envs=num_envs)
+    assert_same(_record(native, actions), _record(expected, actions), env_id)
 
 
 @pytest.mark.parametrize("accelerator", ACCELERATORS)

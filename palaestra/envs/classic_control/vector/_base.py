@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -49,6 +50,9 @@ class ClassicControlVectorEnv(NativeVectorEnv):
     single_env_class: type[ClassicControlEnv]
     # Numeric parameters that still take one value for all (they decide what a step draws).
     shared_parameters: frozenset[str] = frozenset()
+    # Whether the numpy step rounds alike with a column of float64 values per parameter as
+    # with one Python number: dynamics all in float64 and without powers of parameters.
+    steps_with_parameter_columns = False
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -106,6 +110,7 @@ class ClassicControlVectorEnv(NativeVectorEnv):
         self.params = self.single_env.params
         self.row_params: list[Any] | None = None
         self._table: np.ndarray | None = None
+        self._columns: Any = None
         if not self.row_values:
             return
         attributes = _param_attributes(self.single_env_class)
@@ -158,6 +163,41 @@ class ClassicControlVectorEnv(NativeVectorEnv):
             rewards[chosen] = group_rewards
             terminations[chosen] = group_terminations
         return next_states, rewards, terminations
+
+    def advance_with_row_parameters(
+        self,
+        states: np.ndarray,
+        actions: np.ndarray,
+        rows: GeneratorRows,
+        fresh: np.ndarray,
+        step: GroupStep,
+    ) -> Transition:
+        """Step rows with differing parameters on the numpy path.
+
+        ``step`` is as in :meth:`advance_each_parameter_set`: called once with
+        :meth:`parameter_columns` where :attr:`steps_with_parameter_columns` says that rounds
+        alike, else once per parameter set.
+        """
+        if self.steps_with_parameter_columns:
+            return step(states, actions, rows, fresh, self.parameter_columns(rows))
+        return self.advance_each_parameter_set(states, actions, rows, fresh, step)
+
+    def parameter_columns(self, rows: GeneratorRows) -> Any:
+        """Return the parameters of ``rows`` with each number a float64 column (one per row).
+
+        The fields are those of :attr:`params` (string choices as they are); elementwise
+        float64 arithmetic with a column rounds as with each row's own Python float.
+        """
+        if self._columns is None:
+            table = self.row_table(self._every_row)
+            numeric = [f for f in _field_names(self.params) if _is_number(getattr(self.params, f))]
+            self._columns = (numeric, table)
+        numeric, table = self._columns
+        if rows.indices is not None:
+            table = table[rows.indices]
+        fields = {name: getattr(self.params, name) for name in _field_names(self.params)}
+        fields.update((name, table[:, k]) for k, name in enumerate(numeric))
+        return types.SimpleNamespace(**fields)
 
     def parameter_sets_of(self, rows: GeneratorRows) -> list[tuple[np.ndarray, Any, Any]]:
         """Split ``rows`` by parameter set (with :attr:`row_params`).
@@ -242,6 +282,10 @@ def _param_attributes(env_class: type) -> dict[str, ParamAttribute]:
     for klass in reversed(env_class.__mro__):
         found.update((n, v) for n, v in vars(klass).items() if isinstance(v, ParamAttribute))
     return found
+
+
+def _field_names(params: Any) -> list[str]:
+    return [field.name for field in dataclasses.fields(params)]
 
 
 def _is_number(value: Any) -> bool:

@@ -117,7 +117,7 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
                 return self._compiled_advance(states, torque)
             return self._compiled_advance(states, torque, self.row_table(rows))
         if self.row_params is not None:
-            return self.advance_each_parameter_set(states, actions, rows, fresh, self._step_with)
+            return self.advance_with_row_parameters(states, actions, rows, fresh, self._step_with)
         return self._step_with(states, actions, rows, fresh, self.params)
 
     def _step_with(

@@ -60,6 +60,8 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
     """
 
     single_env_class = CartPoleEnv
+    # All in float64, no powers of parameters: per-row columns round as Python numbers.
+    steps_with_parameter_columns = True
 
     def __init__(
         self,
@@ -136,7 +138,7 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
                 return self._compiled_advance(states, actions)
             return self._compiled_advance(states, actions, self.row_table(rows))
         if self.row_params is not None:
-            return self.advance_each_parameter_set(states, actions, rows, fresh, self._step_with)
+            return self.advance_with_row_parameters(states, actions, rows, fresh, self._step_with)
         return self._step_with(states, actions, rows, fresh, self.params)
 
     def _step_with(
@@ -144,8 +146,7 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
     ) -> Transition:
         x, x_dot, theta, theta_dot = components(states)
         # The base class has checked that every action is 0 or 1.
-        forces = self._forces if p is self.params else cartpole_force(np.arange(2), p)
-        force = forces.take(actions)
+        force = self._forces.take(actions) if p is self.params else cartpole_force(actions, p)
         following = cartpole_next_components(x, x_dot, theta, theta_dot, force, p)
         if states.flags.f_contiguous:
             # The components are the batch's contiguous rows, one after another: one

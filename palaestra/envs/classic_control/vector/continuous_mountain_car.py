@@ -104,7 +104,7 @@ class Continuous_MountainCarVectorEnv(MountainCarVectorBase):
                 return self._compiled_advance(states, states32, actions, fresh)
             return self._compiled_advance(states, states32, actions, fresh, self.row_table(rows))
         if self.row_params is not None:
-            return self.advance_each_parameter_set(states, actions, rows, fresh, self._step_with)
+            return self.advance_with_row_parameters(states, actions, rows, fresh, self._step_with)
         return self._step_with(states, actions, rows, fresh, self.params)
 
     def _step_with(

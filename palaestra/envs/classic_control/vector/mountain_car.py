@@ -73,6 +73,8 @@ class MountainCarVectorEnv(MountainCarVectorBase):
     """
 
     single_env_class = MountainCarEnv
+    # All in float64, no powers of parameters: per-row columns round as Python numbers.
+    steps_with_parameter_columns = True
 
     def __init__(
         self,
@@ -115,7 +117,7 @@ class MountainCarVectorEnv(MountainCarVectorBase):
                 return self._compiled_advance(states, actions)
             return self._compiled_advance(states, actions, self.row_table(rows))
         if self.row_params is not None:
-            return self.advance_each_parameter_set(states, actions, rows, fresh, self._step_with)
+            return self.advance_with_row_parameters(states, actions, rows, fresh, self._step_with)
         return self._step_with(states, actions, rows, fresh, self.params)
 
     def _step_with(

@@ -113,7 +113,7 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
             table = self.row_table(rows)
             return (*self._compiled_advance(states, torque, table), terminations)
         if self.row_params is not None:
-            return self.advance_each_parameter_set(states, torque, rows, fresh, self._step_with)
+            return self.advance_with_row_parameters(states, torque, rows, fresh, self._step_with)
         return self._step_with(states, torque, rows, fresh, self.params)
 
     def _torques(self, actions: np.ndarray, rows: GeneratorRows) -> np.ndarray:
