@@ -157,6 +157,11 @@ def test_get_attr_returns_one_value_per_sub_env():
     assert envs.get_attr("masspole") == (0.4, 0.4, 0.4)
 
 
+def test_the_spec_rebuilds_the_values_per_sub_env():
+    envs = gym.make_vec("CartPole-v1", 3, gravity=[9.8, 1.6, 24.8])
+    assert gym.make_vec(envs.spec).get_attr("gravity") == (9.8, 1.6, 24.8)
+
+
 def test_one_value_for_all_keeps_the_shared_path_and_its_results():
     actions = _actions("CartPole-v1", steps=100)
     native = gym.make_vec("CartPole-v1", NUM_ENVS)

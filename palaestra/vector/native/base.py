@@ -78,11 +78,16 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             subclass has them, and compiled random draws; needs the ``fast`` extra). ``None``
             reads the ``PALAESTRA_ACCELERATOR`` environment variable, else ``"auto"``: numba
             when installed, numpy otherwise.
+        parameters: per-sub-env parameters by name (see :meth:`parameter_names`): one value
+            for every sub-env, or a list/tuple/1-D array with one per sub-env, as
+            :meth:`set_attr` sets them. A keyword argument of the single environment that
+            is a parameter may also be such a sequence (it is then set per sub-env).
         env_kwargs: keyword arguments of the single environment class.
 
     Raises:
         ValueError: for ``num_envs < 1``, an unsupported ``render_mode``, an unknown
-            ``autoreset_mode`` or ``accelerator``.
+            ``autoreset_mode`` or ``accelerator``, or parameter values as :meth:`set_attr`.
+        TypeError: for a parameter name the subclass does not have.
         palaestra.error.DependencyNotInstalled: for ``accelerator="numba"`` without numba.
     """
 
