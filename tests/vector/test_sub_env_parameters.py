@@ -149,6 +149,21 @@ def test_torque_limits_clip_actions_of_either_precision_as_single_envs(limits, d
     assert_same(_record(native, actions), expected, str(dtype))
 
 
+@pytest.mark.skipif(not numba_available(), reason="needs numba")
+def test_compiled_loops_for_several_parameter_sets_in_one_process_keep_their_own():
+    actions = _actions("CartPole-v1", steps=60)
+    settings = [
+        {},
+        {"tau": [0.01] * NUM_ENVS},
+        {"gravity": 20.0},
+        {"gravity": [3.0] * 3 + [4.0]},
+    ]
+    for kwargs in settings:
+        compiled = gym.make_vec("CartPole-v1", NUM_ENVS, accelerator="numba", **kwargs)
+        plain = gym.make_vec("CartPole-v1", NUM_ENVS, accelerator="numpy", **kwargs)
+        assert_same(_record(compiled, actions), _record(plain, actions), str(kwargs))
+
+
 def test_get_attr_returns_one_value_per_sub_env():
     envs = gym.make_vec("CartPole-v1", 3, gravity=[9.8, 1.6, 24.8])
     assert envs.get_attr("gravity") == (9.8, 1.6, 24.8)

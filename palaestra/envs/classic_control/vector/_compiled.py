@@ -250,31 +250,49 @@ def parameter_table(row_params: list[Any]) -> np.ndarray:
     return np.array([[getattr(p, name) for name in fields] for p in row_params], np.float64)
 
 
-def _constants_at(params: Any, per_row: bool) -> Any:
-    """Return a compiled ``constants_at(table, i)``: the named tuple of row ``i``'s parameters.
+def constants_at(constants: Any, table: Any, i: int) -> Any:
+    """Return row ``i``'s parameters: ``constants``, with the numbers of ``table``'s row ``i``.
 
-    Shared (``per_row=False``), it ignores its arguments and returns ``params`` as a
-    compile-time constant, so the loop compiles exactly as with the constant itself; per row,
-    it reads the numeric fields from row ``i`` of ``table`` (see :func:`parameter_table`)
-    and takes the others (the string choices) from ``params``.
+    Compiled code only (see the overload below). Without a table (``None``), ``constants``
+    themselves, so that a loop over shared parameters compiles exactly as with the constant;
+    with one (see :func:`parameter_table`), the numeric fields come from the table and the
+    others (the string choices) from ``constants``.
     """
-    constants = as_named_tuple(params)
-    if not per_row:
+    raise NotImplementedError("constants_at runs in compiled code only")
 
-        def shared(table: Any, i: Any) -> Any:
+
+@functools.cache
+def _row_builder(tuple_class: type, numeric: tuple[bool, ...]) -> Any:
+    """Return a compiled ``(constants, table, i) -> named tuple`` for one tuple layout."""
+    columns = iter(range(len(numeric)))
+    arguments = []
+    for name, is_number in zip(tuple_class._fields, numeric, strict=True):
+        arguments.append(f"table[i, {next(columns)}]" if is_number else f"constants.{name}")
+    namespace = {"tuple_class": tuple_class}
+    # numba builds a named tuple from positional arguments only: written out, in order.
+    source = f"def build(constants, table, i):\n    return tuple_class({', '.join(arguments)})\n"
+    exec(source, namespace)
+    return register_jitable(namespace["build"])
+
+
+@overload(constants_at)
+def _constants_at(constants: Any, table: Any, i: Any) -> Any:
+    if table is None or isinstance(table, (types.NoneType, types.Omitted)):
+
+        def shared(constants: Any, table: Any, i: Any) -> Any:
             return constants
 
-        return register_jitable(shared)
-    fields = _numeric_fields(params)
-    arguments = ", ".join(
-        f"table[i, {fields.index(name)}]" if name in fields else f"constants.{name}"
-        for name in constants._fields
+        return shared
+    numeric = tuple(
+        isinstance(field, (types.Integer, types.Float)) and not isinstance(field, types.Boolean)
+        for field in constants.types
     )
-    namespace = {"tuple_type": type(constants), "constants": constants}
-    # The named tuple's fields in order, written out: numba builds a named tuple from
-    # positional arguments only.
-    exec(f"def row_constants(table, i):\n    return tuple_type({arguments})\n", namespace)
-    return register_jitable(namespace["row_constants"])
+    build = _row_builder(constants.instance_class, numeric)
+
+    def per_row(constants: Any, table: Any, i: Any) -> Any:
+        return build(constants, table, i)
+
+    return per_row
 
 
 @functools.cache
@@ -297,7 +315,7 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool, per_row: bool = Fal
         >>> next_states[:, 1].round(4).tolist(), rewards.tolist()
         ([-0.1951, 0.1951], [1.0, 1.0])
     """
-    constants_at = _constants_at(params, per_row)
+    constants = as_named_tuple(params)
 
     @njit(cache=True)
     def row_loop(states: np.ndarray, actions: np.ndarray, table: Any = None) -> Any:
@@ -308,9 +326,9 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool, per_row: bool = Fal
         for i in range(count):
             if actions[i] != 0 and actions[i] != 1:
                 raise ValueError("action outside {0, 1}")
-            constants = constants_at(table, i)
-            state = _cartpole_step(states[i], actions[i], constants)
-            ended = _cartpole_terminated(state, constants)
+            row_constants = constants_at(constants, table, i)
+            state = _cartpole_step(states[i], actions[i], row_constants)
+            ended = _cartpole_terminated(state, row_constants)
             for k in range(4):
                 next_states[i, k] = state[k]
             terminations[i] = ended
@@ -319,6 +337,8 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool, per_row: bool = Fal
 
     def advance(states: np.ndarray, actions: np.ndarray, table: Any = None) -> Any:
         try:
+            if table is None:
+                return row_loop(states, actions)
             return row_loop(states, actions, table)
         except ValueError:
             raise AssertionError(
@@ -348,7 +368,7 @@ def compile_acrobot(params: Any, per_row: bool = False) -> Any:
         >>> next_states[:, 3].round(4).tolist(), rewards.tolist()
         ([0.0, 0.3345], [-1.0, -1.0])
     """
-    constants_at = _constants_at(params, per_row)
+    constants = as_named_tuple(params)
 
     @njit(cache=True)
     def advance(states: np.ndarray, torques: np.ndarray, table: Any = None) -> Any:
@@ -357,9 +377,9 @@ def compile_acrobot(params: Any, per_row: bool = False) -> Any:
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
-            constants = constants_at(table, i)
-            state = _acrobot_step(states[i], torques[i], constants)
-            ended = _acrobot_terminated(state, constants)
+            row_constants = constants_at(constants, table, i)
+            state = _acrobot_step(states[i], torques[i], row_constants)
+            ended = _acrobot_terminated(state, row_constants)
             for k in range(4):
                 next_states[i, k] = state[k]
             terminations[i] = ended
@@ -451,7 +471,7 @@ def compile_pendulum(params: Any, per_row: bool = False) -> Any:
         >>> next_states.tolist(), rewards.round(4).tolist()
         ([[0.015, 0.3]], [-0.004])
     """
-    constants_at = _constants_at(params, per_row)
+    constants = as_named_tuple(params)
 
     @njit(cache=True)
     def advance(states: np.ndarray, torques: np.ndarray, table: Any = None) -> Any:
@@ -459,10 +479,10 @@ def compile_pendulum(params: Any, per_row: bool = False) -> Any:
         next_states = np.empty((2, count)).T
         rewards = np.empty(count)
         for i in range(count):
-            constants = constants_at(table, i)
+            row_constants = constants_at(constants, table, i)
             torque = _as_torque(torques[i])
-            rewards[i] = _pendulum_reward(states[i], torque, constants)
-            state = _pendulum_step(states[i], torque, constants)
+            rewards[i] = _pendulum_reward(states[i], torque, row_constants)
+            state = _pendulum_step(states[i], torque, row_constants)
             next_states[i, 0] = state[0]
             next_states[i, 1] = state[1]
         return next_states, rewards
@@ -488,7 +508,7 @@ def compile_mountain_car(params: Any, per_row: bool = False) -> Any:
         >>> next_states.round(4).tolist(), rewards.tolist()
         ([[-0.0015, -0.0015]], [-1.0])
     """
-    constants_at = _constants_at(params, per_row)
+    constants = as_named_tuple(params)
 
     @njit(cache=True)
     def advance(states: np.ndarray, actions: np.ndarray, table: Any = None) -> Any:
@@ -497,9 +517,9 @@ def compile_mountain_car(params: Any, per_row: bool = False) -> Any:
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
-            constants = constants_at(table, i)
-            position, velocity = _mountain_car_step(states[i], actions[i], constants)
-            ended = _mountain_car_terminated((position, velocity), constants)
+            row_constants = constants_at(constants, table, i)
+            position, velocity = _mountain_car_step(states[i], actions[i], row_constants)
+            ended = _mountain_car_terminated((position, velocity), row_constants)
             next_states[i, 0] = position
             next_states[i, 1] = velocity
             terminations[i] = ended
@@ -535,7 +555,7 @@ def compile_continuous_mountain_car(params: Any, per_row: bool = False) -> Any:
         >>> next_states[0].tolist() == single.tolist()
         True
     """
-    constants_at = _constants_at(params, per_row)
+    constants = as_named_tuple(params)
 
     @njit(cache=True)
     def advance(
@@ -550,16 +570,16 @@ def compile_continuous_mountain_car(params: Any, per_row: bool = False) -> Any:
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
-            constants = constants_at(table, i)
+            row_constants = constants_at(constants, table, i)
             if fresh[i]:
-                position, velocity = _continuous_step(states[i], actions[i], constants)
+                position, velocity = _continuous_step(states[i], actions[i], row_constants)
             else:
-                position, velocity = _continuous_step(states32[i], actions[i], constants)
-            ended = _mountain_car_terminated((position, velocity), constants)
+                position, velocity = _continuous_step(states32[i], actions[i], row_constants)
+            ended = _mountain_car_terminated((position, velocity), row_constants)
             next_states[i, 0] = position
             next_states[i, 1] = velocity
             terminations[i] = ended
-            rewards[i] = _continuous_reward(ended, actions[i], constants)
+            rewards[i] = _continuous_reward(ended, actions[i], row_constants)
         return next_states, rewards, terminations
 
     advance.params = params
