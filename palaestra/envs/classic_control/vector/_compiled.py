@@ -275,7 +275,7 @@ def _row_builder(tuple_class: type, numeric: tuple[bool, ...]) -> Any:
     return register_jitable(namespace["build"])
 
 
-@overload(constants_at)
+@overload(constants_at, inline="always")
 def _constants_at(constants: Any, table: Any, i: Any) -> Any:
     if table is None or isinstance(table, (types.NoneType, types.Omitted)):
 
