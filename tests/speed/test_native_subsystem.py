@@ -82,8 +82,14 @@ def test_cartpole_vector_env_takes_gymnasiums_parameters_in_order_then_ours_by_k
     parameters = list(inspect.signature(CartPoleVectorEnv).parameters.values())
     gymnasium_names = ["num_envs", "max_episode_steps", "render_mode", "sutton_barto_reward"]
     assert [p.name for p in parameters[:4]] == gymnasium_names
-    assert all(p.kind is p.KEYWORD_ONLY for p in parameters[4:])
-    assert {p.name for p in parameters[4:]} == {"autoreset_mode", "accelerator"}
+    assert all(p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for p in parameters[4:])
+    # ``**parameters``: the per-sub-env physics (gravity=..., masspole=...).
+    assert {p.name for p in parameters[4:]} == {
+        "autoreset_mode",
+        "accelerator",
+        "seeding",
+        "parameters",
+    }
 
 
 # np_random: a snapshot at every size ---------------------------------------------------------

@@ -180,6 +180,8 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)
         self._observations: np.ndarray | None = None
         self._sub_env_attributes: dict[str, list[Any]] = {}
+        # No per-sub-env parameters (yet): the models are compiled once for every row.
+        self.row_values: dict[str, tuple[Any, ...]] = {}
 
     # Sub-env attributes, as the other natively batched envs offer them: values set per
     # sub-env with set_attr, np_random per stream, anything else the single env's.
@@ -188,6 +190,7 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     set_attr = NativeVectorEnv.set_attr
     _attribute_values = NativeVectorEnv._attribute_values
     _refuse_if_closed = NativeVectorEnv._refuse_if_closed
+    parameter_names = NativeVectorEnv.__dict__["parameter_names"]
 
     # Randomness ---------------------------------------------------------------------------
 

@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from palaestra import error
 from palaestra.core import Env, Wrapper
 from palaestra.envs.registration._loading import resolve_creator
@@ -98,12 +100,8 @@ def make_vec(
 
     if mode is VectorizeMode.VECTOR_ENTRY_POINT:
         envs = _make_native_vector_env(id, env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
-    elif mode is VectorizeMode.POOL:
-        envs = _make_pool_vector_env(env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
-    elif mode is VectorizeMode.RAY:
-        from palaestra.vector.ray import make_ray_vector_env
-
-        envs = make_ray_vector_env(env_spec, num_envs, vector_kwargs, wrappers, env_kwargs)
+    elif mode in (VectorizeMode.POOL, VectorizeMode.RAY):
+        envs = _make_group_vector_env(env_spec, mode, num_envs, vector_kwargs, wrappers, env_kwargs)
     else:
         envs = _make_python_vector_env(
             env_spec, mode, num_envs, vector_kwargs, wrappers, env_kwargs
@@ -191,6 +189,45 @@ def _make_python_vector_env(
 def _pool_native_group(env_spec: EnvSpec, env_kwargs: dict[str, Any], num_envs: int) -> VectorEnv:
     """Build one pool worker's natively batched group (a picklable worker-side builder)."""
     return make_vec(env_spec, num_envs, vectorization_mode="vector_entry_point", **env_kwargs)
+
+
+def _make_group_vector_env(
+    env_spec: EnvSpec,
+    mode: VectorizeMode,
+    num_envs: int,
+    vector_kwargs: dict[str, Any],
+    wrappers: Sequence[Callable[[Env], Wrapper]],
+    env_kwargs: dict[str, Any],
+) -> VectorEnv:
+    """Build a pool or Ray vector env; per-sub-env parameters reach each group's rows.
+
+    Groups of a natively batched env are built with the shared arguments, then each
+    parameter given as a list/tuple/array of one value per sub-env is set with ``set_attr``,
+    which hands every group the values of its own rows.
+    """
+    group_kwargs, row_values = dict(env_kwargs), {}
+    sequences = [n for n, v in env_kwargs.items() if isinstance(v, (list, tuple, np.ndarray))]
+    native = env_spec.vector_entry_point is not None and not (
+        wrappers or env_spec.additional_wrappers
+    )
+    if sequences and native:
+        names = getattr(resolve_creator(env_spec.vector_entry_point), "parameter_names", None)
+        for name in set(sequences) & set(names() if callable(names) else ()):
+            values = group_kwargs.pop(name)
+            row_values[name] = values.tolist() if isinstance(values, np.ndarray) else values
+    if mode is VectorizeMode.POOL:
+        envs = _make_pool_vector_env(env_spec, num_envs, vector_kwargs, wrappers, group_kwargs)
+    else:
+        from palaestra.vector.ray import make_ray_vector_env
+
+        envs = make_ray_vector_env(env_spec, num_envs, vector_kwargs, wrappers, group_kwargs)
+    try:
+        for name, values in row_values.items():
+            envs.set_attr(name, list(values))
+    except BaseException:
+        envs.close()
+        raise
+    return envs
 
 
 def _sub_env(

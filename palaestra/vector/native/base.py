@@ -79,11 +79,16 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             subclass has them, and compiled random draws; needs the ``fast`` extra). ``None``
             reads the ``PALAESTRA_ACCELERATOR`` environment variable, else ``"auto"``: numba
             when installed, numpy otherwise.
+        parameters: per-sub-env parameters by name (see :meth:`parameter_names`): one value
+            for every sub-env, or a list/tuple/1-D array with one per sub-env, as
+            :meth:`set_attr` sets them. A keyword argument of the single environment that
+            is a parameter may also be such a sequence (it is then set per sub-env).
         env_kwargs: keyword arguments of the single environment class.
 
     Raises:
         ValueError: for ``num_envs < 1``, an unsupported ``render_mode``, an unknown
-            ``autoreset_mode`` or ``accelerator``.
+            ``autoreset_mode`` or ``accelerator``, or parameter values as :meth:`set_attr`.
+        TypeError: for a parameter name the subclass does not have.
         palaestra.error.DependencyNotInstalled: for ``accelerator="numba"`` without numba.
     """
 
@@ -105,6 +110,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         render_mode: str | None = None,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         accelerator: str | None = None,
+        parameters: dict[str, Any] | None = None,
         **env_kwargs: Any,
     ):
         if int(num_envs) < 1:
@@ -120,6 +126,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.max_episode_steps = max_episode_steps
         self.render_mode = render_mode
         self.autoreset_mode = autoreset_mode_from(autoreset_mode)
+        parameters = self._split_parameters(parameters, env_kwargs)
         self.single_env = self.single_env_class(**env_kwargs)
         self.metadata = {
             "render_modes": ["rgb_array"],
@@ -145,6 +152,11 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._every_row = self.generators.rows()
         self._action_shape = self.action_space.shape
         self._sub_env_attributes: dict[str, list[Any]] = {}
+        # The parameters that differ between sub-envs, one value per sub-env; every other
+        # parameter is the single environment's, shared by all rows.
+        self.row_values: dict[str, tuple[Any, ...]] = {}
+        for name, values in parameters.items():
+            self._store_parameter(name, values_per_env(values, self.num_envs))
         self._action_bounds = None
         if isinstance(self.single_action_space, spaces.Discrete):
             start = int(self.single_action_space.start)
@@ -478,30 +490,115 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def set_attr(self, name: str, values: Any) -> None:
         """Set attribute ``name`` per sub-environment (a list/tuple of one value each, or one).
 
+        A parameter of the dynamics (see :meth:`parameter_names`) takes one value per
+        sub-env, as the sync vector env's single envs would: rows that share one value keep
+        the single environment's fast path, differing values step each row with its own.
+        Any other name the single environment lacks becomes a per-sub-env attribute.
+
         Raises:
-            ValueError: for a list/tuple whose length is not ``num_envs``.
-            AttributeError: for an attribute the single environment has: all sub-envs share
-                its parameters and state layout, so they cannot differ per sub-env.
+            ValueError: for a list/tuple whose length is not ``num_envs``, or a value the
+                parameter does not take (see :meth:`check_parameter`).
+            AttributeError: for another attribute of the single environment (its spaces,
+                methods, state): all sub-envs share them as rows of one batch.
 
         Example:
             >>> from palaestra.envs.classic_control.vector import CartPoleVectorEnv
             >>> envs = CartPoleVectorEnv(2)
+            >>> envs.set_attr("gravity", [9.8, 3.7])
+            >>> envs.get_attr("gravity")
+            (9.8, 3.7)
             >>> envs.set_attr("label", "left")
             >>> envs.get_attr("label")
             ('left', 'left')
         """
         values = values_per_env(values, self.num_envs)
+        if name not in self._sub_env_attributes and name in self.parameter_names():
+            self._store_parameter(name, values)
+            self.parameters_changed()
+            return
         if name not in self._sub_env_attributes and hasattr(self.single_env, name):
+            settable = ", ".join(sorted(self.parameter_names())) or "none"
             raise AttributeError(
                 f"{type(self).__name__} shares the single environment's {name!r} across all "
-                "its sub-environments and cannot set it per sub-env; pass it to make_vec "
-                f"(e.g. make_vec(id, n, {name}=...)) or use vectorization_mode='sync'."
+                "its sub-environments (it is not a parameter of the dynamics) and cannot set "
+                f"it; its per-sub-env parameters are: {settable}. For other attributes use "
+                "vectorization_mode='sync'."
             )
         self._sub_env_attributes[name] = list(values)
+
+    # Per-sub-env parameters -----------------------------------------------------------------
+
+    @classmethod
+    def parameter_names(cls) -> frozenset[str]:
+        """Return the names of the parameters that :meth:`set_attr` sets per sub-env.
+
+        A hook: subclasses name the single environment's attributes that only the
+        dynamics read (none by default).
+
+        Example:
+            >>> from palaestra.envs.classic_control.vector import PendulumVectorEnv
+            >>> sorted(PendulumVectorEnv.parameter_names())
+            ['dt', 'g', 'l', 'm', 'max_speed', 'max_torque']
+        """
+        return frozenset()
+
+    def check_parameter(self, name: str, values: Sequence[Any]) -> None:
+        """Check one value per sub-env of parameter ``name`` before it is set (a hook).
+
+        Raises:
+            ValueError: for a value the parameter does not take, naming it.
+        """
+
+    def parameters_changed(self) -> None:
+        """Rebuild what derives from the parameters after :meth:`set_attr` changed one (a hook).
+
+        The single environment holds the shared values and :attr:`row_values` the
+        parameters that differ between sub-envs.
+        """
+
+    @classmethod
+    def _split_parameters(
+        cls, parameters: dict[str, Any] | None, env_kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Move per-sub-env values out of ``env_kwargs``; return every parameter to set.
+
+        A keyword argument of the single environment that is also a parameter goes to its
+        constructor when it is one value, and is set per sub-env when it is a sequence.
+        """
+        parameters = dict(parameters or {})
+        for name in cls.parameter_names() & env_kwargs.keys():
+            if isinstance(env_kwargs[name], (list, tuple, np.ndarray)):
+                parameters[name] = env_kwargs.pop(name)
+        unknown = sorted(parameters.keys() - cls.parameter_names())
+        if unknown:
+            settable = ", ".join(sorted(cls.parameter_names())) or "none"
+            raise TypeError(
+                f"{cls.__name__} got unexpected keyword arguments {unknown}: its per-sub-env "
+                f"parameters are: {settable}."
+            )
+        return {
+            name: value.tolist() if isinstance(value, np.ndarray) and value.ndim == 1 else value
+            for name, value in parameters.items()
+        }
+
+    def _store_parameter(self, name: str, values: Sequence[Any]) -> None:
+        # numpy scalars as the Python numbers they hold: every path meets them as the single
+        # env meets a Python number (a float32 state rounds it, NEP 50), the compiled one too.
+        values = [value.item() if isinstance(value, np.generic) else value for value in values]
+        self.check_parameter(name, values)
+        first = values[0]
+        if all(type(value) is type(first) and value == first for value in values):
+            # One value for all: the single environment's, and the shared fast path.
+            setattr(self.single_env, name, first)
+            self.row_values.pop(name, None)
+        else:
+            self.row_values[name] = tuple(values)
 
     def _attribute_values(self, name: str) -> list[Any]:
         if name in self._sub_env_attributes:
             return self._sub_env_attributes[name]
+        if name in self.row_values:
+            return list(self.row_values[name])
         if name in ("np_random", "np_random_seed", "render_mode"):
             value = getattr(self, name)
             return list(value) if name != "render_mode" else [value] * self.num_envs

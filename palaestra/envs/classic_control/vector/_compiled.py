@@ -15,7 +15,9 @@ Importing this module needs numba (the ``fast`` extra).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import numbers
 import operator
 from typing import Any
 
@@ -68,6 +70,7 @@ __all__ = [
     "compile_pendulum",
     "compile_mountain_car",
     "compile_continuous_mountain_car",
+    "parameter_table",
 ]
 
 
@@ -222,15 +225,86 @@ _continuous_step = njit(continuous_mountain_car_step, float32_like_numpy=True)
 _continuous_reward = njit(continuous_mountain_car_reward, float32_like_numpy=True)
 
 
+def _numeric_fields(params: Any) -> tuple[str, ...]:
+    """Return the fields of a parameter set that can differ per row: its numbers."""
+    return tuple(
+        field.name
+        for field in dataclasses.fields(params)
+        if isinstance(getattr(params, field.name), numbers.Real)
+        and not isinstance(getattr(params, field.name), bool)
+    )
+
+
+def parameter_table(row_params: list[Any]) -> np.ndarray:
+    """Return the numeric fields of one parameter set per row, as a ``(rows, fields)`` table.
+
+    The compiled loops built with ``per_row=True`` read row ``i``'s parameters from row
+    ``i`` of this table (the other fields are the shared parameter set's).
+
+    Example:
+        >>> from palaestra.envs.classic_control.dynamics.pendulum import PendulumParams
+        >>> parameter_table([PendulumParams(g=9.0), PendulumParams(g=3.5)])[:, 3].tolist()
+        [9.0, 3.5]
+    """
+    fields = _numeric_fields(row_params[0])
+    return np.array([[getattr(p, name) for name in fields] for p in row_params], np.float64)
+
+
+def constants_at(constants: Any, table: Any, i: int) -> Any:
+    """Return row ``i``'s parameters: ``constants``, with the numbers of ``table``'s row ``i``.
+
+    Compiled code only (see the overload below). Without a table (``None``), ``constants``
+    themselves, so that a loop over shared parameters compiles exactly as with the constant;
+    with one (see :func:`parameter_table`), the numeric fields come from the table and the
+    others (the string choices) from ``constants``.
+    """
+    raise NotImplementedError("constants_at runs in compiled code only")
+
+
 @functools.cache
-def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
+def _row_builder(tuple_class: type, numeric: tuple[bool, ...]) -> Any:
+    """Return a compiled ``(constants, table, i) -> named tuple`` for one tuple layout."""
+    columns = iter(range(len(numeric)))
+    arguments = []
+    for name, is_number in zip(tuple_class._fields, numeric, strict=True):
+        arguments.append(f"table[i, {next(columns)}]" if is_number else f"constants.{name}")
+    namespace = {"tuple_class": tuple_class}
+    # numba builds a named tuple from positional arguments only: written out, in order.
+    source = f"def build(constants, table, i):\n    return tuple_class({', '.join(arguments)})\n"
+    exec(source, namespace)
+    return register_jitable(namespace["build"])
+
+
+@overload(constants_at, inline="always")
+def _constants_at(constants: Any, table: Any, i: Any) -> Any:
+    if table is None or isinstance(table, (types.NoneType, types.Omitted)):
+
+        def shared(constants: Any, table: Any, i: Any) -> Any:
+            return constants
+
+        return shared
+    numeric = tuple(
+        isinstance(field, (types.Integer, types.Float)) and not isinstance(field, types.Boolean)
+        for field in constants.types
+    )
+    build = _row_builder(constants.instance_class, numeric)
+
+    def per_row(constants: Any, table: Any, i: Any) -> Any:
+        return build(constants, table, i)
+
+    return per_row
+
+
+@functools.cache
+def compile_cartpole(params: Any, sutton_barto_reward: bool, per_row: bool = False) -> Any:
     """Compile a cart-pole batch step from ``cartpole_step``, ``_terminated`` and ``_reward``.
 
     Compiled once per parameter set and reward flavour (the parameters are compile-time
-    constants), then shared.
+    constants), then shared. With ``per_row``, each row's numbers come from a table instead.
 
     Returns:
-        ``advance(states, actions) -> (next_states, rewards, terminations)``; it raises
+        ``advance(states, actions, table=None) -> (next_states, rewards, terminations)``,
+        ``table`` the :func:`parameter_table` of the rows (with ``per_row``); it raises
         ``AssertionError`` (as Gymnasium) for an action other than 0 or 1 (checked inside the
         compiled loop).
 
@@ -244,7 +318,7 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
     constants = as_named_tuple(params)
 
     @njit(cache=True)
-    def row_loop(states: np.ndarray, actions: np.ndarray) -> Any:
+    def row_loop(states: np.ndarray, actions: np.ndarray, table: Any = None) -> Any:
         count = states.shape[0]
         next_states = np.empty((4, count)).T
         rewards = np.empty(count)
@@ -252,17 +326,20 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
         for i in range(count):
             if actions[i] != 0 and actions[i] != 1:
                 raise ValueError("action outside {0, 1}")
-            state = _cartpole_step(states[i], actions[i], constants)
-            ended = _cartpole_terminated(state, constants)
+            row_constants = constants_at(constants, table, i)
+            state = _cartpole_step(states[i], actions[i], row_constants)
+            ended = _cartpole_terminated(state, row_constants)
             for k in range(4):
                 next_states[i, k] = state[k]
             terminations[i] = ended
             rewards[i] = _cartpole_reward(ended, sutton_barto_reward)
         return next_states, rewards, terminations
 
-    def advance(states: np.ndarray, actions: np.ndarray) -> Any:
+    def advance(states: np.ndarray, actions: np.ndarray, table: Any = None) -> Any:
         try:
-            return row_loop(states, actions)
+            if table is None:
+                return row_loop(states, actions)
+            return row_loop(states, actions, table)
         except ValueError:
             raise AssertionError(
                 f"{actions!r} ({type(actions)}) invalid: each action must be 0 (push left) or "
@@ -273,14 +350,16 @@ def compile_cartpole(params: Any, sutton_barto_reward: bool) -> Any:
 
 
 @functools.cache
-def compile_acrobot(params: Any) -> Any:
+def compile_acrobot(params: Any, per_row: bool = False) -> Any:
     """Compile an acrobot batch step from ``acrobot_step``, ``_terminated`` and ``_reward``.
 
-    Compiled once per parameter set (the parameters are compile-time constants), then shared.
-    The torques come in computed (with their noise), so the loop draws nothing.
+    Compiled once per parameter set (the parameters are compile-time constants), then shared;
+    with ``per_row``, each row's numbers come from a table instead. The torques come in
+    computed (with their noise), so the loop draws nothing.
 
     Returns:
-        ``advance(states, torques) -> (next_states, rewards, terminations)``.
+        ``advance(states, torques, table=None) -> (next_states, rewards, terminations)``,
+        ``table`` the :func:`parameter_table` of the rows (with ``per_row``).
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.acrobot import AcrobotParams
@@ -292,14 +371,15 @@ def compile_acrobot(params: Any) -> Any:
     constants = as_named_tuple(params)
 
     @njit(cache=True)
-    def advance(states: np.ndarray, torques: np.ndarray) -> Any:
+    def advance(states: np.ndarray, torques: np.ndarray, table: Any = None) -> Any:
         count = states.shape[0]
         next_states = np.empty((4, count)).T
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
-            state = _acrobot_step(states[i], torques[i], constants)
-            ended = _acrobot_terminated(state, constants)
+            row_constants = constants_at(constants, table, i)
+            state = _acrobot_step(states[i], torques[i], row_constants)
+            ended = _acrobot_terminated(state, row_constants)
             for k in range(4):
                 next_states[i, k] = state[k]
             terminations[i] = ended
@@ -373,14 +453,16 @@ def _torque_product(left: Any, right: Any) -> Any:
 
 
 @functools.cache
-def compile_pendulum(params: Any) -> Any:
+def compile_pendulum(params: Any, per_row: bool = False) -> Any:
     """Compile a pendulum batch step from ``pendulum_step`` and ``pendulum_reward``.
 
-    Compiled once per parameter set (the parameters are compile-time constants), then shared.
+    Compiled once per parameter set (the parameters are compile-time constants), then shared;
+    with ``per_row``, each row's numbers come from a table instead.
 
     Returns:
-        ``advance(states, torques) -> (next_states, rewards)`` for float32 clipped torques
-        (see ``pendulum_torque``); each reward is that of the state before the step.
+        ``advance(states, torques, table=None) -> (next_states, rewards)`` for float32
+        clipped torques (see ``pendulum_torque``), ``table`` the :func:`parameter_table` of
+        the rows (with ``per_row``); each reward is that of the state before the step.
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.pendulum import PendulumParams
@@ -392,14 +474,15 @@ def compile_pendulum(params: Any) -> Any:
     constants = as_named_tuple(params)
 
     @njit(cache=True)
-    def advance(states: np.ndarray, torques: np.ndarray) -> Any:
+    def advance(states: np.ndarray, torques: np.ndarray, table: Any = None) -> Any:
         count = states.shape[0]
         next_states = np.empty((2, count)).T
         rewards = np.empty(count)
         for i in range(count):
+            row_constants = constants_at(constants, table, i)
             torque = _as_torque(torques[i])
-            rewards[i] = _pendulum_reward(states[i], torque, constants)
-            state = _pendulum_step(states[i], torque, constants)
+            rewards[i] = _pendulum_reward(states[i], torque, row_constants)
+            state = _pendulum_step(states[i], torque, row_constants)
             next_states[i, 0] = state[0]
             next_states[i, 1] = state[1]
         return next_states, rewards
@@ -408,12 +491,15 @@ def compile_pendulum(params: Any) -> Any:
 
 
 @functools.cache
-def compile_mountain_car(params: Any) -> Any:
+def compile_mountain_car(params: Any, per_row: bool = False) -> Any:
     """Compile a mountain-car batch step from ``mountain_car_step``, ``_terminated``, ``_reward``.
 
+    With ``per_row``, each row's numbers come from a table instead of the shared ``params``.
+
     Returns:
-        ``advance(states, actions) -> (next_states, rewards, terminations)`` for actions the
-        caller has checked (0, 1 or 2).
+        ``advance(states, actions, table=None) -> (next_states, rewards, terminations)`` for
+        actions the caller has checked (0, 1 or 2), ``table`` the :func:`parameter_table` of
+        the rows (with ``per_row``).
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.mountain_car import MountainCarParams
@@ -425,14 +511,15 @@ def compile_mountain_car(params: Any) -> Any:
     constants = as_named_tuple(params)
 
     @njit(cache=True)
-    def advance(states: np.ndarray, actions: np.ndarray) -> Any:
+    def advance(states: np.ndarray, actions: np.ndarray, table: Any = None) -> Any:
         count = states.shape[0]
         next_states = np.empty((2, count)).T
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
-            position, velocity = _mountain_car_step(states[i], actions[i], constants)
-            ended = _mountain_car_terminated((position, velocity), constants)
+            row_constants = constants_at(constants, table, i)
+            position, velocity = _mountain_car_step(states[i], actions[i], row_constants)
+            ended = _mountain_car_terminated((position, velocity), row_constants)
             next_states[i, 0] = position
             next_states[i, 1] = velocity
             terminations[i] = ended
@@ -443,16 +530,18 @@ def compile_mountain_car(params: Any) -> Any:
 
 
 @functools.cache
-def compile_continuous_mountain_car(params: Any) -> Any:
+def compile_continuous_mountain_car(params: Any, per_row: bool = False) -> Any:
     """Compile the continuous mountain car's batch step, float64 and float32 rows alike.
 
     A row fresh from its reset steps in float64 and every other row in float32, as the
     single environment does; ``float32_like_numpy`` compilation makes the float32 rows meet
-    the Python-float parameters as numpy's float32 scalars do.
+    the Python-float parameters as numpy's float32 scalars do. With ``per_row``, each row's
+    numbers come from a table instead of the shared ``params``.
 
     Returns:
-        ``advance(states, states32, actions, fresh) -> (next_states, rewards, terminations)``
-        where ``states32`` is ``states`` as float32 and ``fresh`` marks the float64 rows.
+        ``advance(states, states32, actions, fresh, table=None) -> (next_states, rewards,
+        terminations)`` where ``states32`` is ``states`` as float32, ``fresh`` marks the
+        float64 rows and ``table`` is the :func:`parameter_table` of the rows (``per_row``).
 
     Example:
         >>> from palaestra.envs.classic_control.dynamics.mountain_car import (
@@ -470,22 +559,27 @@ def compile_continuous_mountain_car(params: Any) -> Any:
 
     @njit(cache=True)
     def advance(
-        states: np.ndarray, states32: np.ndarray, actions: np.ndarray, fresh: np.ndarray
+        states: np.ndarray,
+        states32: np.ndarray,
+        actions: np.ndarray,
+        fresh: np.ndarray,
+        table: Any = None,
     ) -> Any:
         count = states.shape[0]
         next_states = np.empty((2, count), dtype=np.float32).T
         rewards = np.empty(count)
         terminations = np.empty(count, dtype=np.bool_)
         for i in range(count):
+            row_constants = constants_at(constants, table, i)
             if fresh[i]:
-                position, velocity = _continuous_step(states[i], actions[i], constants)
+                position, velocity = _continuous_step(states[i], actions[i], row_constants)
             else:
-                position, velocity = _continuous_step(states32[i], actions[i], constants)
-            ended = _mountain_car_terminated((position, velocity), constants)
+                position, velocity = _continuous_step(states32[i], actions[i], row_constants)
+            ended = _mountain_car_terminated((position, velocity), row_constants)
             next_states[i, 0] = position
             next_states[i, 1] = velocity
             terminations[i] = ended
-            rewards[i] = _continuous_reward(ended, actions[i], constants)
+            rewards[i] = _continuous_reward(ended, actions[i], row_constants)
         return next_states, rewards, terminations
 
     advance.params = params

@@ -54,6 +54,10 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
             batch, drawn as Gymnasium's ``CartPoleVectorEnv`` draws it (an int seed only; the
             reset bounds of the last ``reset`` also bound the autoresets), so the batch follows
             Gymnasium's ``make_vec("CartPole-v1", vectorization_mode="vector_entry_point")``.
+        parameters: the single environment's parameters by their attribute names
+            (``gravity``, ``masscart``, ``masspole``, ``length``, ``force_mag``, ``tau``,
+            ``x_threshold``, ``theta_threshold_radians``: one number, or a list/tuple/array
+            with one per sub-env; ``kinematics_integrator``: one for all).
 
     The parameters before ``autoreset_mode`` are Gymnasium's ``CartPoleVectorEnv``'s, in its
     order; the keyword-only ones are palaestra's.
@@ -77,6 +81,8 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
     """
 
     single_env_class = CartPoleEnv
+    # All in float64, no powers of parameters: per-row columns round as Python numbers.
+    steps_with_parameter_columns = True
 
     def __init__(
         self,
@@ -88,6 +94,7 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         autoreset_mode: Any = "NextStep",
         accelerator: str | None = None,
         seeding: str = "per_env",
+        **parameters: Any,
     ):
         if seeding not in SEEDINGS:
             raise ValueError(f"seeding must be one of {SEEDINGS}, got {seeding!r}.")
@@ -102,23 +109,31 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
             render_mode,
             autoreset_mode,
             accelerator,
+            parameters,
             sutton_barto_reward=sutton_barto_reward,
         )
         self.sutton_barto_reward = sutton_barto_reward
-        # The force and reward rules tabulated over their few inputs (the two actions, the
-        # two termination flags): one lookup per step instead of a comparison and a select.
-        self._forces = cartpole_force(np.arange(2), self.params)
+        # The reward rule tabulated over the two termination flags (and the force rule over
+        # the two actions, in parameters_changed): one lookup instead of a compare and select.
         self._rewards = cartpole_reward(np.array([False, True]), sutton_barto_reward)
         # The default reward is the same whether or not a step terminates: filled in, not
         # looked up (a third of the cost).
         self._constant_reward = None
         if self._rewards[0] == self._rewards[1]:
             self._constant_reward = float(self._rewards[0])
+        self.parameters_changed()
+
+    def parameters_changed(self) -> None:
+        """Rebuild the force table and the compiled step for the current parameters."""
+        super().parameters_changed()
+        self._forces = cartpole_force(np.arange(2), self.params)
         self._compiled_advance = None
         if self.accelerator == "numba":
             from palaestra.envs.classic_control.vector._compiled import compile_cartpole
 
-            self._compiled_advance = compile_cartpole(self.params, sutton_barto_reward)
+            self._compiled_advance = compile_cartpole(
+                self.kernel_params(), self.sutton_barto_reward, self.row_params is not None
+            )
             # The compiled loop checks the actions itself.
             self._action_bounds = None
 
@@ -184,11 +199,19 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
     ) -> Transition:
         """One cart-pole step for every row (in place on a column-major batch)."""
         if self._compiled_advance is not None:
-            return self._compiled_advance(states, actions)
-        p = self.params
+            if self.row_params is None:
+                return self._compiled_advance(states, actions)
+            return self._compiled_advance(states, actions, self.row_table(rows))
+        if self.row_params is not None:
+            return self.advance_with_row_parameters(states, actions, rows, fresh, self._step_with)
+        return self._step_with(states, actions, rows, fresh, self.params)
+
+    def _step_with(
+        self, states: np.ndarray, actions: np.ndarray, rows: Any, fresh: Any, p: Any
+    ) -> Transition:
         x, x_dot, theta, theta_dot = components(states)
         # The base class has checked that every action is 0 or 1.
-        force = self._forces.take(actions)
+        force = self._forces.take(actions) if p is self.params else cartpole_force(actions, p)
         following = cartpole_next_components(x, x_dot, theta, theta_dot, force, p)
         if states.flags.f_contiguous:
             # The components are the batch's contiguous rows, one after another: one
@@ -205,4 +228,4 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
 
     def draw_frame(self, canvas: Canvas, index: int) -> None:
         """Draw cart-pole ``index``."""
-        draw_cartpole(canvas, self.state[index], self.params)  # type: ignore[index]
+        draw_cartpole(canvas, self.state[index], self.params_of(index))  # type: ignore[index]

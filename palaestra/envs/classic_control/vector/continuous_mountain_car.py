@@ -44,7 +44,11 @@ class Continuous_MountainCarVectorEnv(MountainCarVectorBase):
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
         accelerator: ``"auto"``, ``"numpy"``, ``"numba"`` or ``None`` (see ``NativeVectorEnv``).
-        goal_velocity: the least velocity that counts as reaching the goal.
+        goal_velocity: the least velocity that counts as reaching the goal (one number, or a
+            list/tuple/array with one per sub-env).
+        parameters: the single environment's other parameters by their attribute names
+            (``power``, ``min_action``, ``max_action``, ``min_position``, ``max_position``,
+            ``max_speed``, ``goal_position``): one number, or one per sub-env.
 
     Example:
         >>> envs = Continuous_MountainCarVectorEnv(num_envs=3)
@@ -62,7 +66,8 @@ class Continuous_MountainCarVectorEnv(MountainCarVectorBase):
         render_mode: str | None = None,
         autoreset_mode: Any = "NextStep",
         accelerator: str | None = None,
-        goal_velocity: float = 0,
+        goal_velocity: Any = 0,
+        **parameters: Any,
     ):
         super().__init__(
             num_envs,
@@ -70,15 +75,23 @@ class Continuous_MountainCarVectorEnv(MountainCarVectorBase):
             render_mode,
             autoreset_mode,
             accelerator,
+            parameters,
             goal_velocity=goal_velocity,
         )
+        self.parameters_changed()
+
+    def parameters_changed(self) -> None:
+        """Rebuild the compiled step for the current parameters."""
+        super().parameters_changed()
         self._compiled_advance = None
         if self.accelerator == "numba":
             from palaestra.envs.classic_control.vector._compiled import (
                 compile_continuous_mountain_car,
             )
 
-            self._compiled_advance = compile_continuous_mountain_car(self.params)
+            self._compiled_advance = compile_continuous_mountain_car(
+                self.kernel_params(), self.row_params is not None
+            )
 
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
@@ -86,21 +99,33 @@ class Continuous_MountainCarVectorEnv(MountainCarVectorBase):
         """One step for every row: fresh rows from float64, the others from float32."""
         if self._compiled_advance is not None and actions.dtype == np.float32:
             # (float64 throttles take the numpy path, which keeps their precision.)
-            return self._compiled_advance(states, states.astype(np.float32), actions, fresh)
+            states32 = states.astype(np.float32)
+            if self.row_params is None:
+                return self._compiled_advance(states, states32, actions, fresh)
+            return self._compiled_advance(states, states32, actions, fresh, self.row_table(rows))
+        if self.row_params is not None:
+            return self.advance_with_row_parameters(states, actions, rows, fresh, self._step_with)
+        return self._step_with(states, actions, rows, fresh, self.params)
+
+    def _step_with(
+        self, states: np.ndarray, actions: np.ndarray, rows: Any, fresh: np.ndarray, params: Any
+    ) -> Transition:
         if not _any(fresh):
-            return self._advance_in(states.astype(np.float32), actions)
+            return self._advance_in(states.astype(np.float32), actions, params)
         if _all(fresh):
-            return self._advance_in(states, actions)
+            return self._advance_in(states, actions, params)
         next_states = np.empty_like(states)
         rewards = np.empty(len(states), dtype=np.float64)
         terminations = np.empty(len(states), dtype=np.bool_)
         for rows_of_kind, dtype in ((fresh, np.float64), (~fresh, np.float32)):
-            part = self._advance_in(states[rows_of_kind].astype(dtype), actions[rows_of_kind])
+            part = self._advance_in(
+                states[rows_of_kind].astype(dtype), actions[rows_of_kind], params
+            )
             next_states[rows_of_kind], rewards[rows_of_kind], terminations[rows_of_kind] = part
         return next_states, rewards, terminations
 
-    def _advance_in(self, states: np.ndarray, actions: np.ndarray) -> Transition:
-        states = continuous_mountain_car_step(states, actions, self.params)
-        terminations = mountain_car_terminated(states, self.params)
-        rewards = continuous_mountain_car_reward(terminations, actions, self.params)
+    def _advance_in(self, states: np.ndarray, actions: np.ndarray, params: Any) -> Transition:
+        states = continuous_mountain_car_step(states, actions, params)
+        terminations = mountain_car_terminated(states, params)
+        rewards = continuous_mountain_car_reward(terminations, actions, params)
         return states, rewards, terminations

@@ -48,7 +48,7 @@ class MountainCarVectorBase(ClassicControlVectorEnv):
 
     def draw_frame(self, canvas: Canvas, index: int) -> None:
         """Draw car ``index``."""
-        draw_mountain_car(canvas, self.state[index], self.params)  # type: ignore[index]
+        draw_mountain_car(canvas, self.state[index], self.params_of(index))  # type: ignore[index]
 
 
 class MountainCarVectorEnv(MountainCarVectorBase):
@@ -60,7 +60,11 @@ class MountainCarVectorEnv(MountainCarVectorBase):
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
         accelerator: ``"auto"``, ``"numpy"``, ``"numba"`` or ``None`` (see ``NativeVectorEnv``).
-        goal_velocity: the least velocity that counts as reaching the goal.
+        goal_velocity: the least velocity that counts as reaching the goal (one number, or a
+            list/tuple/array with one per sub-env).
+        parameters: the single environment's other parameters by their attribute names
+            (``force``, ``gravity``, ``min_position``, ``max_position``, ``max_speed``,
+            ``goal_position``): one number, or one per sub-env.
 
     Example:
         >>> envs = MountainCarVectorEnv(num_envs=4)
@@ -69,6 +73,8 @@ class MountainCarVectorEnv(MountainCarVectorBase):
     """
 
     single_env_class = MountainCarEnv
+    # All in float64, no powers of parameters: per-row columns round as Python numbers.
+    steps_with_parameter_columns = True
 
     def __init__(
         self,
@@ -77,7 +83,8 @@ class MountainCarVectorEnv(MountainCarVectorBase):
         render_mode: str | None = None,
         autoreset_mode: Any = "NextStep",
         accelerator: str | None = None,
-        goal_velocity: float = 0,
+        goal_velocity: Any = 0,
+        **parameters: Any,
     ):
         super().__init__(
             num_envs,
@@ -85,20 +92,37 @@ class MountainCarVectorEnv(MountainCarVectorBase):
             render_mode,
             autoreset_mode,
             accelerator,
+            parameters,
             goal_velocity=goal_velocity,
         )
+        self.parameters_changed()
+
+    def parameters_changed(self) -> None:
+        """Rebuild the compiled step for the current parameters."""
+        super().parameters_changed()
         self._compiled_advance = None
         if self.accelerator == "numba":
             from palaestra.envs.classic_control.vector._compiled import compile_mountain_car
 
-            self._compiled_advance = compile_mountain_car(self.params)
+            self._compiled_advance = compile_mountain_car(
+                self.kernel_params(), self.row_params is not None
+            )
 
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
     ) -> Transition:
         """One mountain-car step for every row."""
         if self._compiled_advance is not None:
-            return self._compiled_advance(states, actions)
-        states = mountain_car_step(states, actions, self.params)
-        terminations = mountain_car_terminated(states, self.params)
+            if self.row_params is None:
+                return self._compiled_advance(states, actions)
+            return self._compiled_advance(states, actions, self.row_table(rows))
+        if self.row_params is not None:
+            return self.advance_with_row_parameters(states, actions, rows, fresh, self._step_with)
+        return self._step_with(states, actions, rows, fresh, self.params)
+
+    def _step_with(
+        self, states: np.ndarray, actions: np.ndarray, rows: Any, fresh: Any, params: Any
+    ) -> Transition:
+        states = mountain_car_step(states, actions, params)
+        terminations = mountain_car_terminated(states, params)
         return states, mountain_car_reward(terminations), terminations

@@ -40,7 +40,11 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
         render_mode: ``None`` or ``"rgb_array"``.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
         accelerator: ``"auto"``, ``"numpy"``, ``"numba"`` or ``None`` (see ``NativeVectorEnv``).
-        g: gravitational acceleration.
+        g: gravitational acceleration (one number, or a list/tuple/array with one per
+            sub-env).
+        parameters: the single environment's other parameters by their attribute names
+            (``m``, ``l``, ``dt``, ``max_speed``, ``max_torque``): one number, or one per
+            sub-env.
 
     Example:
         >>> envs = PendulumVectorEnv(num_envs=2, g=9.81)
@@ -58,15 +62,27 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
         render_mode: str | None = None,
         autoreset_mode: Any = "NextStep",
         accelerator: str | None = None,
-        g: float = 10.0,
+        g: Any = 10.0,
+        **parameters: Any,
     ):
-        super().__init__(num_envs, max_episode_steps, render_mode, autoreset_mode, accelerator, g=g)
+        super().__init__(
+            num_envs, max_episode_steps, render_mode, autoreset_mode, accelerator, parameters, g=g
+        )
         self.last_u = np.full(self.num_envs, np.nan, dtype=np.float32)
+        self.parameters_changed()
+
+    def parameters_changed(self) -> None:
+        """Rebuild the compiled step for the current parameters."""
+        super().parameters_changed()
+        # The per-row torque bounds, by the dtype they meet the actions in.
+        self._torque_limits: dict[Any, np.ndarray] = {}
         self._compiled_advance = None
         if self.accelerator == "numba":
             from palaestra.envs.classic_control.vector._compiled import compile_pendulum
 
-            self._compiled_advance = compile_pendulum(self.params)
+            self._compiled_advance = compile_pendulum(
+                self.kernel_params(), self.row_params is not None
+            )
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Uniform angles and velocities within the (optionally overridden) bounds."""
@@ -87,16 +103,42 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
     ) -> Transition:
         """One pendulum step for every row; the reward is that of the state before it."""
-        torque = pendulum_torque(actions, self.params)
+        torque = self._torques(actions, rows)
         self.last_u = torque
         terminations = np.zeros(len(states), dtype=np.bool_)
-        if self._compiled_advance is not None:
-            return (*self._compiled_advance(states, torque), terminations)
+        if self._compiled_advance is not None and torque.dtype == np.float32:
+            # (Other torques take the numpy path: the compiled one rounds them to float32.)
+            if self.row_params is None:
+                return (*self._compiled_advance(states, torque), terminations)
+            table = self.row_table(rows)
+            return (*self._compiled_advance(states, torque, table), terminations)
+        if self.row_params is not None:
+            return self.advance_with_row_parameters(states, torque, rows, fresh, self._step_with)
+        return self._step_with(states, torque, rows, fresh, self.params)
+
+    def _torques(self, actions: np.ndarray, rows: GeneratorRows) -> np.ndarray:
+        """Return the clipped torques, each row's with its own ``max_torque``."""
+        if "max_torque" not in self.row_values:
+            return pendulum_torque(actions, self.params)
+        # Each bound in the dtype a Python float takes against the actions (NEP 50), as the
+        # single env's clip rounds it: the same comparisons, one pass for every row.
+        dtype = np.result_type(actions, 1.0)
+        limits = self._torque_limits.get(dtype)
+        if limits is None:
+            limits = np.array(self.row_values["max_torque"], dtype=dtype)
+            self._torque_limits[dtype] = limits
+        if rows.indices is not None:
+            limits = limits[rows.indices]
+        return np.minimum(np.maximum(actions[:, 0], -limits), limits)
+
+    def _step_with(
+        self, states: np.ndarray, torque: np.ndarray, rows: Any, fresh: Any, params: Any
+    ) -> Transition:
         rewards = pendulum_reward(
-            states.view(ScalarPowArray), torque.view(ScalarPowArray), self.params
+            states.view(ScalarPowArray), torque.view(ScalarPowArray), params
         ).view(np.ndarray)
-        states = pendulum_step(states, torque, self.params)
-        return states, rewards, terminations
+        states = pendulum_step(states, torque, params)
+        return states, rewards, np.zeros(len(states), dtype=np.bool_)
 
     def draw_frame(self, canvas: Canvas, index: int) -> None:
         """Draw pendulum ``index`` with its last torque (none since its reset)."""
@@ -105,5 +147,5 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
             canvas,
             self.state[index],  # type: ignore[index]
             None if np.isnan(torque) else torque,
-            self.params,
+            self.params_of(index),
         )
