@@ -1036,6 +1036,17 @@ def mujoco_plot(rows: list[dict[str, Any]]) -> bytes:
 # ---------------------------------------------------------------------------------------------
 
 
+GUIDE: list[tuple[str, str]] = [
+    ("Installing and the extras", "guide/install.md"),
+    ("The environment families", "guide/families.md"),
+    ("Vector environments", "guide/vector.md"),
+    ("Wrappers, rendering and play", "guide/wrappers.md"),
+    ("Training", "guide/training.md"),
+    ("Interop", "guide/interop.md"),
+]
+"""The hand-written guide pages, in reading order (the README links to them)."""
+
+
 def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
     """Every generated file (path relative to ``docs/`` -> content) and the site's nav.
 
@@ -1086,6 +1097,7 @@ def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
     files["images/performance_mujoco.png"] = mujoco_plot(speeds)
     nav = [
         {"Home": "index.md"},
+        {"Guide": [{title: page} for title, page in GUIDE]},
         {"Environments": env_nav},
         {"Tutorials": tutorial_nav},
         {"Command line": "cli.md"},
