@@ -99,7 +99,7 @@ PPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, device="cpu").lear
     "ray": """
 import ray
 import palaestra as gym
-ray.init(num_cpus=1, include_dashboard=False)
+ray.init(address="local", num_cpus=1, include_dashboard=False)  # never a cluster met here
 envs = gym.make_vec("CartPole-v1", 2, vectorization_mode="ray")
 envs.reset(seed=0)
 envs.step(envs.action_space.sample())
@@ -111,12 +111,18 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.tune.registry import register_env
 import palaestra
 from palaestra.compat import to_gymnasium
-ray.init(num_cpus=1, include_dashboard=False)
+ray.init(address="local", num_cpus=1, include_dashboard=False)  # never a cluster met here
 register_env("palaestra-CartPole-v1", lambda config: to_gymnasium(palaestra.make("CartPole-v1")))
 config = PPOConfig().environment("palaestra-CartPole-v1").env_runners(num_env_runners=0)
 algo = config.training(train_batch_size_per_learner=200, minibatch_size=100).build_algo()
 print(algo.train()["env_runners"]["episode_return_mean"])
 algo.stop()
+""",
+    "atari": """
+import palaestra as gym
+env = gym.make("ALE/Pong-v5")
+env.reset(seed=0)
+assert env.step(0)[0].shape == (210, 160, 3)
 """,
     "docs": """
 import subprocess, sys, tempfile
