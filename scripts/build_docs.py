@@ -675,14 +675,16 @@ def reference_entries() -> Iterator[tuple[str, str, str, str, str | None]]:
         >>> next(reference_entries())[:3]
         ('core', 'palaestra', 'palaestra.Env')
     """
+    from palaestra.error import DependencyNotInstalled
+
     for slug, _title, modules in REFERENCE:
         for module_name in modules:
             module = importlib.import_module(module_name)
             for name in public_names(module_name):
                 try:
                     value = getattr(module, name)
-                except ImportError:  # an optional dependency is missing: no entry
-                    continue
+                except (ImportError, DependencyNotInstalled):  # an optional dependency is
+                    continue  # missing (the docs extra brings the envs' own): no entry
                 path = f"{module_name}.{name}"
                 if inspect.ismodule(value):
                     yield slug, module_name, path, "module", value.__name__

@@ -34,3 +34,12 @@ def test_the_smoke_command_refuses_an_unknown_extra(capsys):
         _smoke_script().main(["no-such-extra"])
     assert exit_.value.code == 2
     assert "unknown extras ['no-such-extra']" in capsys.readouterr().err
+
+
+def test_the_docs_extra_brings_what_building_the_site_imports():
+    # Before: `pip install ".[docs]" && python scripts/build_docs.py` failed in a fresh venv
+    # (Box2D, then array-api-compat not installed) -- found by scripts/smoke_extras.py docs.
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    docs = extras["optional-dependencies"]["docs"]
+    assert "palaestra[box2d,mujoco]" in docs
+    assert any(requirement.startswith("array-api-compat") for requirement in docs)
