@@ -162,3 +162,27 @@ def test_sb3_rejecting_a_palaestra_object_ends_with_a_pointer_to_compat(program)
 def test_an_unrelated_error_gets_no_pointer():
     result = _python("-c", "import palaestra\nraise ValueError('observation out of range')")
     assert result.stderr.strip().splitlines()[-1] == "ValueError: observation out of range"
+
+
+def test_a_child_process_still_runs_the_sitecustomize_the_alias_shadows(tmp_path):
+    own = tmp_path / "site"
+    own.mkdir()
+    marker = tmp_path / "ran"
+    # It runs in the parent (plain start-up) and must run again in the aliased child.
+    (own / "sitecustomize.py").write_text(
+        f"import os\nopen({str(marker)!r}, 'a').write(os.environ.get("
+        "'PALAESTRA_AS_GYMNASIUM', 'parent') + '\\n')\n"
+    )
+    code = (
+        "import subprocess, sys\nfrom palaestra.compat import as_gymnasium\nas_gymnasium()\n"
+        "child = 'import gymnasium; print(gymnasium.__name__)'\n"
+        "print(subprocess.run([sys.executable, '-c', child], capture_output=True,"
+        " text=True).stdout.strip())"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(own)])}
+    env.pop("PALAESTRA_AS_GYMNASIUM", None)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.stdout.strip() == "palaestra", result.stderr[-2000:]
+    assert marker.read_text().split() == ["parent", "1"]
