@@ -520,6 +520,17 @@ def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) 
     return "\n".join(lines)
 
 
+# The section of docs/guide/families.md that describes each family (its heading's anchor).
+GUIDE_SECTIONS = {
+    "classic_control": "classic-control",
+    "toy_text": "toy-text",
+    "box2d": "box2d",
+    "mujoco": "mujoco",
+    "phys2d": "the-functional-api",
+    "tabular": "the-functional-api",
+}
+
+
 def family_page(family: str, members: list[EnvInfo]) -> str:
     r"""Write the markdown of an environment family's page: its ids, spaces and batching.
 
@@ -528,10 +539,12 @@ def family_page(family: str, members: list[EnvInfo]) -> str:
         '# Legacy ids\n\nId'
     """
     title, blurb = FAMILIES[family]
+    essay = GUIDE_SECTIONS.get(family)
     lines = [
         f"# {title}",
         "",
-        blurb,
+        blurb
+        + (f" How it is built: [the guide](../../guide/families.md#{essay})." if essay else ""),
         "",
         "| Id | Observation space | Action space | Batched |",
         "|---|---|---|---|",
