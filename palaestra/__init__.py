@@ -70,3 +70,9 @@ __all__ = [
 
 # Submodules (e.g. ``palaestra.wrappers.common``) are imported when first named, as attributes.
 __getattr__ = submodule_getattr(__name__)
+
+# An uncaught error of a library that rejected a palaestra object for not being the real
+# gymnasium's ends with a pointer to palaestra.compat (palaestra/compat/_hints.py).
+from palaestra.compat._hints import install_excepthook as _install_excepthook
+
+_install_excepthook()

@@ -38,8 +38,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 IMAGES = DOCS / "images"
 BENCHMARK_FILES = (
+    ROOT / "benchmarks" / "quiet" / "results.jsonl",
     ROOT / "benchmarks" / "results.jsonl",
     ROOT / "benchmarks" / "mujoco_results.jsonl",
+    ROOT / "benchmarks" / "ray_mode_results.jsonl",
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -225,16 +227,122 @@ def _image_for(env_id: str) -> str | None:
     return best.name if best else None
 
 
+def _reference_ratio(row: dict[str, Any]) -> str | None:
+    """Return the row's ratio to its same-run reference, as reports print it (``"1.53"``)."""
+    ratio = next((v for k, v in row.items() if k.startswith("ratio_to_")), None)
+    return f"{ratio:.2f}" if isinstance(ratio, int | float) else None
+
+
+def report_sections(report: Path) -> list[tuple[str, set[tuple[str, str, int, str]]]]:
+    r"""Read a ``RESULTS.md`` report's sections: title and cells ``(env, mode, N, ratio)``.
+
+    ``benchmarks/run_all.py`` writes one ``RESULTS.md`` section per benchmark section and the
+    same rows, in the same order, to ``results.jsonl``; a cell reads ``107.5k (1.53x)``.
+
+    Example:
+        >>> text = "## CartPole\n\n| CartPole-v1 | N=8 |\n|---|---|\n| native | 1k (1.53x) |\n"
+        >>> path = Path(__import__("tempfile").mkdtemp()) / "RESULTS.md"
+        >>> _ = path.write_text(text)
+        >>> report_sections(path)
+        [('CartPole', {('CartPole-v1', 'native', 8, '1.53')})]
+    """
+    sections: list[tuple[str, set[tuple[str, str, int, str]]]] = []
+    header: list[str] | None = None
+    for line in report.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            sections.append((line[3:].strip(), set()))
+            header = None
+        elif sections and line.startswith("|") and not set(line) <= set("|-: "):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if header is None:
+                header = cells
+                continue
+            for column, cell in zip(header[1:], cells[1:]):
+                size, ratio = re.fullmatch(r"N=(\d+)", column), re.search(r"\(([\d.]+)x\)", cell)
+                if size and cell not in ("", "—"):  # a reference-less table has no ratios
+                    key = (header[0], cells[0], int(size.group(1)), ratio and ratio.group(1))
+                    sections[-1][1].add(key)
+        elif not line.strip():
+            header = None
+    return sections
+
+
+def _run_label(marker: dict[str, Any], count: int) -> str:
+    conditions = marker.get("conditions")
+    if isinstance(conditions, dict) and "load_average_1min" in conditions:
+        return f"run {count}, load average {conditions['load_average_1min']}"
+    if marker.get("kind") == "note":
+        return f"run {count}: {marker['what']}"
+    return f"run {count}"
+
+
+def _blocks(rows: list[tuple[int, dict[str, Any]]]) -> list[list[tuple[int, dict[str, Any]]]]:
+    """Split a record's rows into blocks measured side by side.
+
+    A block ends at a marker line, a change of env or reference, or a row whose (mode, N) the
+    block already has.
+    """
+    blocks: list[list[tuple[int, dict[str, Any]]]] = []
+    seen: set[Any] = set()
+    previous: tuple[Any, ...] | None = None
+    for number, row in rows:
+        marker = "env_id" not in row
+        reference = next((k for k in row if k.startswith("ratio_to_")), row.get("kind"))
+        key = (row.get("mode", row.get("library")), row.get("num_envs"), row.get("kind"))
+        here = (row.get("env_id"), reference)
+        if marker or previous != here or key in seen or not blocks:
+            blocks.append([])
+            seen = set()
+        previous = None if marker else here
+        if not marker:
+            seen.add(key)
+            blocks[-1].append((number, row))
+    return [block for block in blocks if block]
+
+
+def _section_title(block: list[tuple[int, dict[str, Any]]], sections: list[Any]) -> str | None:
+    """Return the title of the report section whose cells hold this block's rows, if any."""
+    keys = {(r["env_id"], r.get("mode"), r.get("num_envs"), _reference_ratio(r)) for _, r in block}
+    unrated = {(*key[:3], None) for key in keys}
+    for wanted in (keys, unrated):
+        title = next((title for title, cells in sections if wanted <= cells), None)
+        if title is not None:
+            return title
+    return None
+
+
 def _load_benchmarks() -> list[dict[str, Any]]:
-    rows = []
+    """Every benchmark row, with ``source`` (its file), ``run`` (which run) and ``block``.
+
+    A block is a set of rows measured side by side (one table on the performance page). A
+    record with marker lines (``conditions`` or a ``note``) holds one run per marker; the
+    blocks of a ``run_all.py`` record are named by the section of the ``RESULTS.md`` beside it
+    that holds exactly their numbers, else by their line numbers. So no table mixes rows of
+    several runs without saying so.
+    """
+    rows: list[dict[str, Any]] = []
     for path in BENCHMARK_FILES:
-        if path.exists():
-            for line in path.read_text().splitlines():
-                if line.strip():
-                    row = json.loads(line)
-                    if "env_id" in row:
-                        row["source"] = path.name
-                        rows.append(row)
+        if not path.exists():
+            continue
+        source = path.relative_to(ROOT / "benchmarks").as_posix()
+        numbered = [
+            (n, json.loads(line))
+            for n, line in enumerate(path.read_text().splitlines(), start=1)
+            if line.strip()
+        ]
+        markers = [(n, r) for n, r in numbered if "conditions" in r or r.get("kind") == "note"]
+        report = path.with_name("RESULTS.md")
+        sections = report_sections(report) if report.exists() and not markers else []
+        for index, block in enumerate(_blocks(numbered)):
+            first, last = block[0][0], block[-1][0]
+            run = [(n, r) for n, r in markers if n < first]
+            label = (
+                _run_label(run[-1][1], len(run))
+                if run
+                else _section_title(block, sections) or f"`{source}` lines {first}-{last}"
+            )
+            for _, row in block:
+                rows.append({**row, "source": source, "run": label, "block": index})
     return rows
 
 
@@ -394,10 +502,14 @@ def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) 
     rows = [r for r in speeds if r["env_id"] == info.env_id]
     lines += ["## Measured speed", ""]
     if rows:
-        lines += ["| Mode | Sub-envs | Speed | Same-run ratio |", "|---|---|---|---|"]
+        lines += [
+            "| Run | Mode | Sub-envs | Speed | Same-run ratio |",
+            "|---|---|---|---|---|",
+        ]
         for r in rows:
+            run = f"{r.get('run', '—')} (`{r.get('source', '?')}`)".replace("|", "\\|")
             lines.append(
-                f"| `{r.get('mode', r.get('library'))}` | {r.get('num_envs', 1)} | "
+                f"| {run} | `{r.get('mode', r.get('library'))}` | {r.get('num_envs', 1)} | "
                 f"{_speed(r)} | {_ratio(r)} |"
             )
         lines += [
@@ -413,6 +525,17 @@ def env_page(info: EnvInfo, infos: list[EnvInfo], speeds: list[dict[str, Any]]) 
     return "\n".join(lines)
 
 
+# The section of docs/guide/families.md that describes each family (its heading's anchor).
+GUIDE_SECTIONS = {
+    "classic_control": "classic-control",
+    "toy_text": "toy-text",
+    "box2d": "box2d",
+    "mujoco": "mujoco",
+    "phys2d": "the-functional-api",
+    "tabular": "the-functional-api",
+}
+
+
 def family_page(family: str, members: list[EnvInfo]) -> str:
     r"""Write the markdown of an environment family's page: its ids, spaces and batching.
 
@@ -421,10 +544,12 @@ def family_page(family: str, members: list[EnvInfo]) -> str:
         '# Legacy ids\n\nId'
     """
     title, blurb = FAMILIES[family]
+    essay = GUIDE_SECTIONS.get(family)
     lines = [
         f"# {title}",
         "",
-        blurb,
+        blurb
+        + (f" How it is built: [the guide](../../guide/families.md#{essay})." if essay else ""),
         "",
         "| Id | Observation space | Action space | Batched |",
         "|---|---|---|---|",
@@ -568,14 +693,16 @@ def reference_entries() -> Iterator[tuple[str, str, str, str, str | None]]:
         >>> next(reference_entries())[:3]
         ('core', 'palaestra', 'palaestra.Env')
     """
+    from palaestra.error import DependencyNotInstalled
+
     for slug, _title, modules in REFERENCE:
         for module_name in modules:
             module = importlib.import_module(module_name)
             for name in public_names(module_name):
                 try:
                     value = getattr(module, name)
-                except ImportError:  # an optional dependency is missing: no entry
-                    continue
+                except (ImportError, DependencyNotInstalled):  # an optional dependency is
+                    continue  # missing (the docs extra brings the envs' own): no entry
                 path = f"{module_name}.{name}"
                 if inspect.ismodule(value):
                     yield slug, module_name, path, "module", value.__name__
@@ -647,7 +774,21 @@ def reference_pages() -> dict[str, str]:
             if defining != path:
                 lines += [anchor, "", f"`{path}` is defined as `{defining}`:", ""]
             lines += [f"::: {defining}", "    options:", "      heading_level: 3", ""]
+    _remember_documented(reference_entries())
     return {page: "\n".join(lines) for page, lines in pages.items()}
+
+
+def _remember_documented(entries: Iterator[tuple[str, str, str, str, str | None]]) -> None:
+    """Fill ``DOCUMENTED`` from the reference's entries (short names only where unique)."""
+    shorts: dict[str, set[str]] = defaultdict(set)
+    for _slug, _module, path, kind, defining in entries:
+        if kind != "object" or defining is None:
+            continue
+        DOCUMENTED[path] = defining
+        shorts[path.rsplit(".", 1)[1]].add(defining)
+    for short, targets in shorts.items():
+        if len(targets) == 1:
+            DOCUMENTED.setdefault(short, targets.pop())
 
 
 def reference_index() -> str:
@@ -700,35 +841,138 @@ def _title(markdown: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------------------------
+
+CLI_EXAMPLES = """\
+```bash
+palaestra list                                        # the registered ids
+palaestra run CartPole-v1 --episodes 3 --seed 0       # random rollouts: return, length, steps/s
+palaestra train CartPole-v1                           # PPO with the env's tuned preset
+palaestra train Pendulum-v1 --algo sac --steps 20000  # another algorithm, another budget
+palaestra train CartPole-v1 --set learning_rate=3e-4  # override one hyper-parameter
+palaestra train --resume runs/CartPole-v1-ppo-s0      # continue a run (after Ctrl-C, say)
+palaestra eval runs/CartPole-v1-ppo-s0 --episodes 20  # deterministic evaluation
+palaestra record CartPole-v1 --episodes 2 --out cartpole.mp4
+palaestra check examples/inventory_env.py:InventoryEnv
+palaestra bench CartPole-v1 --num-envs 8,64 --json    # steps/s beside Gymnasium
+```"""
+
+
+def _subcommands() -> dict[str, Any]:
+    import argparse
+
+    from palaestra.cli import build_parser
+
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {"": parser, **action.choices}
+
+
+def _option_row(action: Any) -> str:
+    import argparse
+
+    names = ", ".join(action.option_strings) or (action.metavar or action.dest)
+    if action.metavar and action.option_strings:
+        names += f" {action.metavar}"
+    default = action.default
+    unset = default is None or default is False or default == [] or default == argparse.SUPPRESS
+    shown = "" if unset or not action.option_strings else f"`{default!r}`"
+    meaning = (action.help or "").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    if action.choices and not isinstance(action.choices, dict):
+        meaning += " (one of " + ", ".join(f"`{c}`" for c in action.choices) + ")"
+    return f"| `{names}` | {shown} | {meaning} |"
+
+
+def cli_page() -> str:
+    """Write the command-line page from ``palaestra``'s own argument parser.
+
+    Every command, its usage line, description and options come from
+    ``palaestra.cli.build_parser()``, so the page cannot drift from ``--help``.
+
+    Example:
+        >>> "## `palaestra train`" in cli_page() and "--resume DIR" in cli_page()
+        True
+    """
+    import argparse
+
+    previous = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"  # argparse wraps usage lines to the terminal's width
+    try:
+        lines = [
+            "# Command line",
+            "",
+            "`palaestra COMMAND [options]`, installed with the package. This page is generated "
+            "from the command's own argument parser (what `palaestra COMMAND --help` prints). "
+            "Bad input (an unknown id, device or mode, an `--out` that is a file) gets one line "
+            "on stderr and exit status 2.",
+            "",
+            CLI_EXAMPLES,
+            "",
+        ]
+        for name, parser in _subcommands().items():
+            title = f"palaestra {name}".strip()
+            lines += [f"## `{title}`", ""]
+            if parser.description:
+                lines += [_rst_to_md(parser.description), ""]
+            lines += ["```text", parser.format_usage().strip(), "```", ""]
+            rows = [
+                _option_row(a)
+                for a in parser._actions
+                if not isinstance(a, argparse._HelpAction | argparse._SubParsersAction)
+            ]
+            if rows:
+                lines += ["| Argument | Default | Meaning |", "|---|---|---|", *rows, ""]
+        return "\n".join(lines)
+    finally:
+        if previous is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = previous
+
+
+# ---------------------------------------------------------------------------------------------
 # Performance
 # ---------------------------------------------------------------------------------------------
 
 
 def performance_page(rows: list[dict[str, Any]]) -> str:
-    """Write the performance page: one table per reference, and the plot."""
+    """Write the performance page: one table per block of rows measured side by side.
+
+    Each table is titled with the run (or report section) its rows come from and names its
+    record file and reference, so rows of different runs never share a table unlabelled.
+    """
     lines = [
         "# Performance",
         "",
-        "Generated from `benchmarks/results.jsonl` (written by `python benchmarks/run_all.py`) "
-        "and `benchmarks/mujoco_results.jsonl` (`python benchmarks/mujoco_speed.py`). Every "
-        "ratio is against a reference measured in the same run on the same machine; the "
-        "absolute numbers come from a shared 2-core machine and are noisy. The full write-up "
-        "with machine conditions is `benchmarks/RESULTS.md`.",
+        "Generated at build time from the benchmark records in `benchmarks/`: "
+        "`quiet/results.jsonl` and `results.jsonl` (written by `python benchmarks/run_all.py`, "
+        "with the report `RESULTS.md` beside each), `mujoco_results.jsonl` "
+        "(`python benchmarks/mujoco_speed.py`) and `ray_mode_results.jsonl` "
+        "(`python benchmarks/ray_mode.py`). Every ratio is against a reference measured in the "
+        "same run on the same machine; the absolute numbers come from a shared 2-core machine "
+        "and move with its load, which the run labels give where the record has it. "
+        "`palaestra bench ENV_ID` measures any registered env the same way on yours.",
         "",
         "![Steps per second against the number of sub-envs](images/performance_cartpole.png)",
         "",
         "![MuJoCo steps per second by mode](images/performance_mujoco.png)",
         "",
     ]
-    groups: dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] = defaultdict(list)
+    blocks: dict[tuple[str, Any], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
-        ref = next((k[len("ratio_to_") :] for k in r if k.startswith("ratio_to_")), "")
-        columns = tuple(k for k in r if k not in ("source", "kind"))
-        groups[(r["source"], ref, columns)].append(r)
-    for (source, ref, columns), members in groups.items():
-        title = f"Against `{ref}`" if ref else "Measurements: " + ", ".join(columns[1:4])
+        blocks[(r["source"], r.get("block", 0))].append(r)
+    hidden = ("source", "kind", "run", "block")
+    for (source, _block), members in blocks.items():
+        first = members[0]
+        ref = next((k[len("ratio_to_") :] for k in first if k.startswith("ratio_to_")), "")
+        columns = tuple(dict.fromkeys(k for r in members for k in r if k not in hidden))
+        against = f", against `{ref}`" if ref else ""
+        run = first.get("run", source)
         lines += [
-            f"## {title} ({source})",
+            f"## {run if first['env_id'] in run else first['env_id'] + ': ' + run}",
+            "",
+            f"`benchmarks/{source}`{against}.",
             "",
             "| " + " | ".join(columns) + " |",
             "|" + "---|" * len(columns),
@@ -812,6 +1056,17 @@ def mujoco_plot(rows: list[dict[str, Any]]) -> bytes:
 # ---------------------------------------------------------------------------------------------
 
 
+GUIDE: list[tuple[str, str]] = [
+    ("Installing and the extras", "guide/install.md"),
+    ("The environment families", "guide/families.md"),
+    ("Vector environments", "guide/vector.md"),
+    ("Wrappers, rendering and play", "guide/wrappers.md"),
+    ("Training", "guide/training.md"),
+    ("Interop", "guide/interop.md"),
+]
+"""The hand-written guide pages, in reading order (the README links to them)."""
+
+
 def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
     """Every generated file (path relative to ``docs/`` -> content) and the site's nav.
 
@@ -856,13 +1111,16 @@ def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
         tutorial_nav.append({_title(files[page]): page})
         listing.append(f"1. [{_title(files[page])}]({script.stem}.md)")
     files["tutorials/index.md"] = "\n".join([*listing, ""])
+    files["cli.md"] = cli_page()
     files["performance.md"] = performance_page(speeds)
     files["images/performance_cartpole.png"] = performance_plot(speeds)
     files["images/performance_mujoco.png"] = mujoco_plot(speeds)
     nav = [
         {"Home": "index.md"},
+        {"Guide": [{title: page} for title, page in GUIDE]},
         {"Environments": env_nav},
         {"Tutorials": tutorial_nav},
+        {"Command line": "cli.md"},
         {"Native batching": "native_batching.md"},
         {
             "API reference": [
@@ -909,11 +1167,60 @@ def _griffe_extension_base() -> type:
     return griffe.Extension
 
 
+_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|mod|data|exc|obj|const):`(~?)([^`]+)`")
+
+
+# Public path (``palaestra.wrappers.TimeLimit``) and unique short name (``TimeLimit``) ->
+# the defining path the reference renders it under; filled by ``reference_pages``.
+DOCUMENTED: dict[str, str] = {}
+
+
+def _scope_resolve(obj: Any, target: str) -> str | None:
+    while obj is not None:
+        try:
+            return obj.resolve(target)
+        except Exception:  # griffe's NameResolutionError, or a scope it cannot search
+            obj = getattr(obj, "parent", None)
+    return None
+
+
+def _resolve(obj: Any, target: str) -> str:
+    """Return the path the site documents ``target`` under, as seen from ``obj``."""
+    found = target if "." in target else _scope_resolve(obj, target)
+    found = found or target
+    return DOCUMENTED.get(found, DOCUMENTED.get(target, found))
+
+
+def sphinx_roles_to_autorefs(text: str, obj: Any = None) -> str:
+    r"""Return ``text`` with each Sphinx role as a cross-reference mkdocs-autorefs renders.
+
+    ``:class:`~a.b.C``` shows ``C`` and ``:class:`a.b.C``` shows ``a.b.C`` (Sphinx's rules); a
+    bare name is resolved from ``obj``'s scope. The reference is *optional*: a target the site
+    does not document (``numpy.random.Generator``) renders as code instead of failing the
+    strict build.
+
+    Example:
+        >>> sphinx_roles_to_autorefs(":class:`~palaestra.spaces.Box`")
+        '<autoref identifier="palaestra.spaces.Box" optional><code>Box</code></autoref>'
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        short, target = match.groups()
+        target = target.strip()
+        shown = target.rsplit(".", 1)[-1] if short else target
+        identifier = _resolve(obj, target)
+        return f'<autoref identifier="{identifier}" optional><code>{shown}</code></autoref>'
+
+    return _ROLE.sub(replace, text)
+
+
 class ExampleSections(_griffe_extension_base()):  # type: ignore[misc]
-    r"""A griffe extension: read an ``Example:`` section as ``Examples:`` (doctest code).
+    r"""A griffe extension: docstrings written for Sphinx read as mkdocstrings expects.
 
     palaestra's docstrings title their doctests ``Example:``, which griffe's Google parser
-    would otherwise render as Markdown prose (where ``[[0.5]]`` reads as a link).
+    would otherwise render as Markdown prose (where ``[[0.5]]`` reads as a link), and name
+    other objects with Sphinx roles (``:class:`TimeLimit```), which Markdown shows as raw
+    text: the sections are renamed ``Examples:`` and the roles become cross-references.
 
     Example:
         >>> ExampleSections.rename("Args:\n    x: y.\n\nExample:\n    >>> 1\n")[-24:]
@@ -929,6 +1236,21 @@ class ExampleSections(_griffe_extension_base()):  # type: ignore[misc]
         """Rename the sections of each object's docstring before it is parsed."""
         if obj.docstring is not None:
             obj.docstring.value = self.rename(obj.docstring.value)
+
+    def on_package(self, *, pkg: Any, **kwargs: Any) -> None:
+        """Rewrite the roles once the whole package is loaded, so that names resolve."""
+        if not DOCUMENTED:  # griffe loads this file as a module of its own: fill it here too
+            _remember_documented(reference_entries())
+        seen: set[int] = set()
+        stack = [pkg]
+        while stack:
+            obj = stack.pop()
+            if id(obj) in seen or obj.is_alias:
+                continue
+            seen.add(id(obj))
+            if obj.docstring is not None:
+                obj.docstring.value = sphinx_roles_to_autorefs(obj.docstring.value, obj)
+            stack.extend(obj.members.values())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -160,7 +160,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "bench",
         help="measure env-steps per second across vectorization modes",
         description="Measure env-steps/s of ENV_ID in several vectorization modes and sizes, "
-        "beside Gymnasium (and EnvPool) in the same run; one JSON line per measurement.",
+        "beside Gymnasium (and EnvPool) in the same run. Prints a table of steps/s with the "
+        "ratio to the reference mode, then the skipped modes and why; --json prints one JSON "
+        "line per measurement instead.",
     )
     parser.add_argument("env_id", metavar="ENV_ID", help="a registered id, or module:Id")
     parser.add_argument(

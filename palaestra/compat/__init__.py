@@ -6,7 +6,10 @@
   Gymnasium envs run in palaestra's vectorization modes and wrappers;
 * :func:`register_in_gymnasium`: palaestra ids in Gymnasium's registry (``"palaestra/Taxi-v4"``);
   ``palaestra.make("gymnasium:CartPole-v1")`` makes a Gymnasium-registered env;
-* :func:`sb3_vec_env`: any palaestra vector env as a Stable-Baselines3 ``VecEnv``.
+* :func:`sb3_vec_env`: any palaestra vector env as a Stable-Baselines3 ``VecEnv``;
+* :func:`as_gymnasium` (and ``python -m palaestra.compat script.py``): ``import gymnasium``
+  resolves to palaestra for the whole process and its workers, so programs written for
+  Gymnasium run on palaestra's objects unchanged.
 
 Gymnasium (extra ``gymnasium``) and Stable-Baselines3 (extra ``sb3``) are imported only when
 one of these is called.
@@ -30,6 +33,7 @@ from palaestra._lazy import lazy_attributes
 from palaestra.compat._gymnasium import require_gymnasium
 
 __all__ = [
+    "as_gymnasium",
     "to_gymnasium",
     "to_gymnasium_vector",
     "from_gymnasium",
@@ -56,6 +60,7 @@ __getattr__, _lazy_dir = lazy_attributes(
         "to_gymnasium_space": "_spaces",
         "from_gymnasium_space": "_spaces",
         "register_in_gymnasium": "_registration",
+        "as_gymnasium": "_alias",
     },
 )
 

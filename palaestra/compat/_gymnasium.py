@@ -16,6 +16,7 @@ def require_gymnasium() -> ModuleType:
     """Import and return :mod:`gymnasium`.
 
     Raises:
+        RuntimeError: ``as_gymnasium()`` made ``gymnasium`` an alias of palaestra here.
         palaestra.error.DependencyNotInstalled: Gymnasium is not installed (the message names
             the ``gymnasium`` extra).
 
@@ -23,6 +24,14 @@ def require_gymnasium() -> ModuleType:
         >>> require_gymnasium().__name__
         'gymnasium'
     """
+    from palaestra.compat._alias import is_active
+
+    if is_active():
+        raise RuntimeError(
+            "palaestra.compat.as_gymnasium() is active: `gymnasium` is palaestra in this "
+            "process, so there is no real Gymnasium to adapt to; pass palaestra envs to "
+            "Gymnasium code directly"
+        )
     try:
         import gymnasium
     except ImportError as e:

@@ -1,6 +1,8 @@
 """The documentation site: a strict build, resolving links, a page for every env and name."""
 
 import importlib.util
+import json
+import re
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -194,28 +196,125 @@ def test_env_page_measured_speed_comes_from_the_benchmark_rows():
     infos = builder.collect_envs()
     info = next(i for i in infos if i.env_id == "Pendulum-v1")
     row = {"env_id": "Pendulum-v1", "mode": "native", "num_envs": 8, "steps_per_s": 1234}
-    row["ratio_to_gym-sync"] = 2.5
+    row.update({"ratio_to_gym-sync": 2.5, "run": "run 2, load average 1.5", "source": "x.jsonl"})
     page = builder.env_page(info, infos, [row])
-    assert "| `native` | 8 | 1,234 steps/s | 2.50x vs `gym-sync` |" in page
+    assert (
+        "| run 2, load average 1.5 (`x.jsonl`) | `native` | 8 | 1,234 steps/s "
+        "| 2.50x vs `gym-sync` |"
+    ) in page
 
 
 def test_performance_page_tabulates_rows_of_any_shape_by_their_columns():
     rows = [
-        {"env_id": "CartPole-v1", "steps": 1000, "make_palaestra_us": 2.5, "source": "x.jsonl"},
-        {
-            "env_id": "CartPole-v1",
-            "mode": "pool",
-            "num_envs": 8,
-            "steps_per_s": 5000,
-            "ratio_to_gym-sync": 1.5,
-            "source": "x.jsonl",
-        },
+        {"env_id": "CartPole-v1", "steps": 1000, "make_palaestra_us": 2.5},
+        {"env_id": "CartPole-v1", "mode": "pool", "num_envs": 8, "steps_per_s": 5000},
     ]
+    rows[1]["ratio_to_gym-sync"] = 1.5
+    for block, row in enumerate(rows):
+        row.update({"source": "x.jsonl", "run": f"run {block + 1}", "block": block})
     page = builder.performance_page(rows)
     assert "| env_id | steps | make_palaestra_us |" in page
     assert "| `CartPole-v1` | 1,000 | 2.5 |" in page
-    assert "## Against `gym-sync` (x.jsonl)" in page
+    assert "## CartPole-v1: run 2\n\n`benchmarks/x.jsonl`, against `gym-sync`." in page
     assert "| `CartPole-v1` | `pool` | 8 | 5,000 | 1.5 |" in page
+
+
+def _record(tmp_path, monkeypatch, lines, report=None):
+    """Point the builder at one record ``benchmarks/results.jsonl`` (and its report)."""
+    path = tmp_path / "benchmarks" / "results.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    if report is not None:
+        (path.parent / "RESULTS.md").write_text(report)
+    monkeypatch.setattr(builder, "BENCHMARK_FILES", (path,))
+    monkeypatch.setattr(builder, "ROOT", tmp_path)
+
+
+def _cartpole(mode, steps, ratio):
+    return {"env_id": "CartPole-v1", "mode": mode, "num_envs": 8, "steps_per_s": steps,
+            "ratio_to_gym-native": ratio}  # fmt: skip
+
+
+def test_rows_of_two_runs_of_one_mode_and_size_land_in_two_labelled_blocks(tmp_path, monkeypatch):
+    # Before: CartPole native N=8 was listed as both 1.53x and 0.93x in one unlabelled table.
+    report = (
+        "## CartPole: native\n\n| CartPole-v1 | N=8 |\n|---|---|\n| native | 1k (1.53x) |\n"
+        "| gym-native | 1k (1.00x) |\n\n## CartPole again\n\n| CartPole-v1 | N=8 |\n|---|---|\n"
+        "| native | 1k (0.93x) |\n| gym-native | 1k (1.00x) |\n"
+    )
+    lines = [_cartpole("native", 1531, 1.531), _cartpole("gym-native", 1000, 1.0)]
+    lines += [_cartpole("native", 930, 0.928), _cartpole("gym-native", 1000, 1.0)]
+    _record(tmp_path, monkeypatch, lines, report)
+    rows = builder._load_benchmarks()
+    assert [(r["block"], r["run"]) for r in rows] == [
+        (0, "CartPole: native"),
+        (0, "CartPole: native"),
+        (1, "CartPole again"),
+        (1, "CartPole again"),
+    ]
+
+
+def test_a_record_with_condition_markers_labels_each_run_with_its_load(tmp_path, monkeypatch):
+    lines = [{"conditions": {"load_average_1min": 1.2}}, _cartpole("native", 1531, 1.531)]
+    lines += [{"conditions": {"load_average_1min": 9.6}}, _cartpole("native", 930, 0.928)]
+    _record(tmp_path, monkeypatch, lines)
+    assert [r["run"] for r in builder._load_benchmarks()] == [
+        "run 1, load average 1.2",
+        "run 2, load average 9.6",
+    ]
+
+
+def test_rows_no_report_section_holds_are_labelled_by_their_lines(tmp_path, monkeypatch):
+    lines = [_cartpole("native", 1531, 1.531), _cartpole("native", 930, 0.928)]
+    _record(tmp_path, monkeypatch, lines)
+    assert [r["run"] for r in builder._load_benchmarks()] == [
+        "`results.jsonl` lines 1-1",
+        "`results.jsonl` lines 2-2",
+    ]
+
+
+def test_every_speed_table_on_the_performance_page_is_titled_by_its_run(site):
+    text = (site / "performance" / "index.html").read_text(encoding="utf-8")
+    for row in builder._load_benchmarks():
+        assert row["run"].split("`")[0].strip() in text, row
+
+
+def test_the_command_line_page_documents_every_command_and_option(site):
+    from palaestra.cli import COMMANDS, build_parser
+
+    text = (site / "cli" / "index.html").read_text(encoding="utf-8")
+    for command in COMMANDS:
+        assert f'<h2 id="palaestra-{command}"><code>palaestra {command}</code>' in text, command
+    for option in ("--resume", "--episodes", "--stochastic", "--json", "--import-path"):
+        assert option in text, option
+    assert build_parser().prog == "palaestra"
+
+
+_RAW_ROLE = re.compile(r":(?:class|func|meth|attr|mod|data|exc|obj):(?:<code>|`)")
+
+
+def test_no_page_shows_a_sphinx_role_as_raw_text(site, pages):
+    # Before: 285 roles such as :class:`TimeLimit` showed as raw text in the API reference.
+    raw = [
+        f"{path.relative_to(site)}: {match.group(0)}"
+        for path in pages
+        for match in _RAW_ROLE.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert raw == []
+
+
+def test_a_sphinx_role_to_a_documented_class_renders_as_a_link_to_its_entry(site):
+    # palaestra.wrappers.common.TimeLimit's own docstring names :class:`OrderEnforcing`.
+    text = (site / "reference" / "wrappers" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<a class="autorefs autorefs-internal"[^>]*href="[^"]*#palaestra\.', text)
+
+
+def test_a_role_to_an_undocumented_target_renders_as_code_not_as_a_role():
+    text = builder.sphinx_roles_to_autorefs(":class:`numpy.random.Generator`")
+    assert text == (
+        '<autoref identifier="numpy.random.Generator" optional>'
+        "<code>numpy.random.Generator</code></autoref>"
+    )
 
 
 def test_env_page_lists_reward_and_termination_arguments_of_a_mujoco_env():

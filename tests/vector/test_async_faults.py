@@ -226,10 +226,12 @@ def test_ctrl_c_during_a_step_leaves_a_closable_env_and_no_workers():
         capture_output=True,
         text=True,
         start_new_session=True,  # the SIGINT goes to this new process group only
-        timeout=50,
+        timeout=240,  # generous: start-up alone can take many seconds on a loaded machine
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "interrupted"
-    assert float(lines[1].split()[2]) < 5
+    # close() must not wait for the hung steps (60 s); the bound leaves room for a loaded
+    # machine without letting a close that waits them out pass.
+    assert float(lines[1].split()[2]) < 30
     assert lines[2] == "children left: 0"

@@ -1,0 +1,1 @@
+"""A folder for ``PYTHONPATH``: its ``sitecustomize`` installs ``as_gymnasium`` at start-up."""
