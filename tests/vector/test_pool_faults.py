@@ -8,18 +8,25 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
+import os
 
 import numpy as np
 import pytest
 
+import palaestra
 from palaestra.error import WorkerError
-from palaestra.vector import AsyncVectorEnv, PoolVectorEnv
+from palaestra.vector import AsyncVectorEnv, PoolVectorEnv, SyncVectorEnv
 from tests.fixtures.leaks import leaks, snapshot
 from tests.vector.helpers import BrokenEnv, healthy_env
 
 pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(60)]
 
 HANGING = functools.partial(BrokenEnv, hang_seconds=60)
+
+
+def _pool(env_fns, **kwargs) -> PoolVectorEnv:
+    """A pool of two workers: sub-envs [0, 1] and [2, 3] for four."""
+    return PoolVectorEnv(env_fns, num_workers=2, **kwargs)
 
 
 def test_a_timed_out_pool_step_then_close_releases_every_descriptor_while_the_env_is_kept():
@@ -42,3 +49,57 @@ def test_a_timed_out_async_step_then_close_releases_every_descriptor_while_the_e
         envs.step_wait(timeout=0.3)
     envs.close()
     assert leaks(before) == {}
+
+
+class ResetFailsWhileArmed(palaestra.Wrapper):
+    """CartPole whose ``reset`` raises once while file ``armed`` exists (then removes it)."""
+
+    def __init__(self, armed: str | None = None, always: bool = False):
+        super().__init__(palaestra.make("CartPole-v1"))
+        self.armed, self.always = armed, always
+
+    def reset(self, **kwargs):
+        if self.always:
+            raise ValueError("reset always fails")
+        if self.armed is not None and os.path.exists(self.armed):
+            os.unlink(self.armed)
+            raise ValueError("reset failed once")
+        return self.env.reset(**kwargs)
+
+
+def cartpole() -> palaestra.Env:
+    return palaestra.make("CartPole-v1")
+
+
+def test_a_restarted_worker_whose_reset_fails_again_counts_it_and_raises_the_sub_envs_error():
+    always = functools.partial(ResetFailsWhileArmed, always=True)
+    envs = _pool([cartpole] * 3 + [always], restart_failed=True, max_restarts=2)
+    with pytest.warns(UserWarning) as caught, pytest.raises(ValueError) as raised:
+        envs.reset(seed=0)
+    restarts = [str(w.message) for w in caught if "restarting the worker" in str(w.message)]
+    assert [("restart 1 of" in m, "restart 2 of" in m) for m in restarts] == [
+        (True, False),
+        (False, True),
+    ]
+    assert str(raised.value).startswith("reset always fails")
+    with pytest.raises(WorkerError, match="no longer running"):
+        envs.step(np.zeros(4, dtype=np.int64))
+    envs.close()
+
+
+def test_a_group_restarted_during_reset_returns_its_real_reset_rows_as_sync_does(tmp_path):
+    armed = tmp_path / "armed"
+    armed.touch()
+    once = functools.partial(ResetFailsWhileArmed, armed=str(armed))
+    envs = _pool([cartpole] * 3 + [once], restart_failed=True)
+    reference = SyncVectorEnv([cartpole] * 4)
+    with pytest.warns(UserWarning, match=r"sub-environment\(s\) \[2, 3\]"):
+        observations, infos = envs.reset(seed=0)
+    expected, _ = reference.reset(seed=0)
+    np.testing.assert_array_equal(observations, expected)
+    assert infos["worker_restarted"].tolist() == [False, False, True, True]
+    actions = np.array([0, 1, 1, 0])
+    for got, want in zip(envs.step(actions)[:4], reference.step(actions)[:4]):
+        np.testing.assert_array_equal(got, want)
+    envs.close()
+    reference.close()

@@ -403,6 +403,9 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         # Indices of workers seen finished, in the order recv should return them.
         self._ready: list[int] = []
         self._last_ids: np.ndarray | None = None
+        # Workers busy with a reset the user asked for: its payload, to run it again after
+        # a restart (see _dispatch).
+        self._user_resets: dict[int, Any] = {}
         # NEXT_STEP: restarted workers whose next step is the autoreset step.
         self._autoreset_next: set[int] = set()
         # Of those, the ones sent their autoreset step by send(), for recv to report.
@@ -607,10 +610,27 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
     def _process(self, worker: _Worker) -> Any:
         return self._processes.processes[worker.index]
 
-    def _dispatch(self, workers: Sequence[_Worker], command: int, payload: Any = None) -> None:
+    def _dispatch(
+        self,
+        workers: Sequence[_Worker],
+        command: int,
+        payload: Any = None,
+        user_reset: bool = False,
+    ) -> None:
+        """Hand ``workers`` a command (``payload(worker)`` is its data through the pipe).
+
+        ``user_reset`` marks a reset the user asked for: a worker that fails it and is
+        restarted runs it again (see :meth:`_restart`), so its rows are its real reset.
+        """
         block = self._block
         in_flight = self._in_flight
         local = None
+        resets = self._user_resets
+        if resets or user_reset:
+            for worker in workers:
+                resets.pop(worker.index, None)
+                if user_reset:
+                    resets[worker.index] = payload
         for worker in workers:
             if worker.local:
                 local = worker
@@ -762,10 +782,11 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         command: int,
         payload: Any = None,
         enough: int | None = None,
+        user_reset: bool = False,
     ) -> _Round:
         """Send a command to ``workers``, wait for them, restart or raise failures."""
         if payload is not False:
-            self._dispatch(workers, command, payload)
+            self._dispatch(workers, command, payload, user_reset)
         round_ = _Round()
         self._wait(workers, round_, enough)
         self._collect(round_, command)
@@ -818,9 +839,14 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             if not self._budget.allow(worker.index, worker.env_indices, _reason(failure)):
                 self._lose(failure)
                 raise self._exception(failure, exhausted=True)
+            redo = self._user_resets.get(worker.index)
             try:
                 self._replace(worker)
-                if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+                if redo is not None:
+                    # The user's reset, again: the group's rows are its real reset.
+                    self._reset_restarted(worker, round_, redo)
+                    round_.results.setdefault("reset again", set()).add(worker.index)
+                elif self.autoreset_mode is AutoresetMode.NEXT_STEP:
                     self._autoreset_next.add(worker.index)
                 else:
                     self._reset_restarted(worker, round_)
@@ -861,11 +887,24 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         )
         self._await_ready([worker])
 
-    def _reset_restarted(self, worker: _Worker, round_: _Round) -> None:
-        """Reset a restarted worker's group (SAME_STEP and DISABLED restarts)."""
+    def _reset_restarted(self, worker: _Worker, round_: _Round, user_reset: Any = None) -> None:
+        """Reset a restarted worker's group: the user's reset it failed, or a fresh episode.
+
+        Args:
+            worker: the restarted worker.
+            round_: the round it failed in, which takes the reset's infos.
+            user_reset: the payload of the user's reset to run again (``None``: a reset
+                without seeds, after a SAME_STEP or DISABLED step's restart).
+
+        Raises:
+            Exception: the failure of the reset, for :meth:`_restart` to count.
+        """
         inner = _Round()
-        inner.infos = round_.infos  # the reset's infos land in the step's, at the group's rows
-        self._dispatch([worker], Command.RESET, lambda _: ([None] * worker.size, None))
+        inner.infos = round_.infos  # the reset's infos land in the round's, at the group's rows
+        if user_reset is None:
+            self._dispatch([worker], Command.RESET, lambda _: ([None] * worker.size, None))
+        else:
+            self._dispatch([worker], Command.RESET, user_reset, user_reset=True)
         self._wait([worker], inner, None)
         self._collect(inner, Command.RESET)
         if inner.failures:
@@ -887,20 +926,28 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         reasons = np.full(self.num_envs, None, dtype=object)
         previous = round_.results.pop("previous", {})
         why = round_.results.pop("reasons", {})
+        reset_again = round_.results.pop("reset again", set())
         for worker in round_.restarted:
             mask[worker.start : worker.stop] = True
             for row in range(worker.start, worker.stop):
                 reasons[row] = why.get(worker.index)
+        infos = round_.infos
+        infos["worker_restarted"], infos["_worker_restarted"] = mask.copy(), mask.copy()
+        infos["restart_reason"], infos["_restart_reason"] = reasons, mask.copy()
         block = self._block
         block["rewards"][mask] = 0.0
         block["terminations"][mask] = False
+        # A group that ran its reset again starts its episodes there: nothing is cut.
+        for index in reset_again:
+            worker = self._workers[index]
+            mask[worker.start : worker.stop] = False
+        cut = [w for w in round_.restarted if w.index not in reset_again]
         block["truncations"][mask] = True
-        infos = round_.infos
-        infos["worker_restarted"], infos["_worker_restarted"] = mask.copy(), mask
-        infos["restart_reason"], infos["_restart_reason"] = reasons, mask.copy()
+        if not cut:
+            return
         if self.autoreset_mode is AutoresetMode.SAME_STEP:
             final = np.full(self.num_envs, None, dtype=object)
-            for worker in round_.restarted:
+            for worker in cut:
                 group = previous.get(worker.index)
                 for offset in range(worker.size):
                     final[worker.start + offset] = (
@@ -913,7 +960,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             infos["_final_info"] = mask.copy()
         else:
             # The cut episode ends on its last observation, as every truncation does.
-            for worker in round_.restarted:
+            for worker in cut:
                 group = previous.get(worker.index)
                 if group is None:
                     continue
@@ -968,7 +1015,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                     del group_options["reset_mask"]
             return seeds[worker.start : worker.stop], group_options
 
-        round_ = self._run(workers, Command.RESET, arguments)
+        round_ = self._run(workers, Command.RESET, arguments, user_reset=True)
         for worker in workers:
             self._autoreset_next.discard(worker.index)
         if self._ended is not None:
@@ -1141,7 +1188,9 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._assert_usable()
         self._drain()
         seeds = seeds_per_env(seed, self.num_envs)
-        self._dispatch(self._workers, Command.RESET, lambda w: (seeds[w.start : w.stop], None))
+        self._dispatch(
+            self._workers, Command.RESET, lambda w: (seeds[w.start : w.stop], None), True
+        )
         self._autoreset_next.clear()
         if self._ended is not None:
             self._ended[:] = False
