@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import palaestra
-from palaestra.error import WorkerError
+from palaestra.error import ResetNeeded, WorkerError
 from palaestra.vector import AsyncVectorEnv, PoolVectorEnv, SyncVectorEnv
 from tests.fixtures.leaks import leaks, snapshot
 from tests.vector.helpers import BrokenEnv, healthy_env
@@ -101,5 +101,37 @@ def test_a_group_restarted_during_reset_returns_its_real_reset_rows_as_sync_does
     actions = np.array([0, 1, 1, 0])
     for got, want in zip(envs.step(actions)[:4], reference.step(actions)[:4]):
         np.testing.assert_array_equal(got, want)
+    envs.close()
+    reference.close()
+
+
+def native_cartpole_pool() -> PoolVectorEnv:
+    return palaestra.make_vec(
+        "CartPole-v1",
+        4,
+        vectorization_mode="pool",
+        vector_kwargs={"num_workers": 2, "batch_size": 2},
+        accelerator="numpy",
+    )
+
+
+def test_send_before_any_reset_raises_reset_needed_and_the_pool_stays_usable():
+    envs = native_cartpole_pool()
+    with pytest.raises(ResetNeeded, match=r"send\(\) before any reset"):
+        envs.send(np.zeros(2, dtype=np.int64), env_ids=np.array([0, 1]))
+    reference = palaestra.make_vec("CartPole-v1", 4, accelerator="numpy")
+    np.testing.assert_array_equal(envs.reset(seed=0)[0], reference.reset(seed=0)[0])
+    actions = np.array([0, 1, 1, 0])
+    np.testing.assert_array_equal(envs.step(actions)[0], reference.step(actions)[0])
+    envs.close()
+    reference.close()
+
+
+def test_a_step_before_reset_raises_the_sub_envs_reset_needed_and_the_workers_survive():
+    envs = _pool([cartpole] * 4)
+    with pytest.raises(ResetNeeded, match="its worker keeps running"):
+        envs.step(np.zeros(4, dtype=np.int64))
+    reference = SyncVectorEnv([cartpole] * 4)
+    np.testing.assert_array_equal(envs.reset(seed=0)[0], reference.reset(seed=0)[0])
     envs.close()
     reference.close()

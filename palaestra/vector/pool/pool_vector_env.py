@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import Env
-from palaestra.error import ClosedEnvironmentError
+from palaestra.error import ClosedEnvironmentError, ResetNeeded
 from palaestra.vector._arguments import (
     action_misfit,
     autoreset_mode_from,
@@ -403,6 +403,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         # Indices of workers seen finished, in the order recv should return them.
         self._ready: list[int] = []
         self._last_ids: np.ndarray | None = None
+        # Whether reset() or async_reset() was called: send() steps, which needs episodes.
+        self._reset_once = False
         # Workers busy with a reset the user asked for: its payload, to run it again after
         # a restart (see _dispatch).
         self._user_resets: dict[int, Any] = {}
@@ -1016,6 +1018,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             return seeds[worker.start : worker.stop], group_options
 
         round_ = self._run(workers, Command.RESET, arguments, user_reset=True)
+        self._reset_once = True
         for worker in workers:
             self._autoreset_next.discard(worker.index)
         if self._ended is not None:
@@ -1191,6 +1194,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._dispatch(
             self._workers, Command.RESET, lambda w: (seeds[w.start : w.stop], None), True
         )
+        self._reset_once = True
         self._autoreset_next.clear()
         if self._ended is not None:
             self._ended[:] = False
@@ -1207,10 +1211,13 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             ValueError: for ids that are not distinct integers in ``[0, num_envs)``, split a
                 worker's group, are busy, or mismatch actions, and for no ids before any
                 ``recv``.
+            palaestra.error.ResetNeeded: before any ``reset`` or ``async_reset`` (nothing
+                is sent).
         """
         self._assert_usable()
         if env_ids is None and self._last_ids is None:
             raise ValueError("send() without env_ids needs a recv() first to name them.")
+        _refuse_send_before_reset("PoolVectorEnv", self._reset_once)
         ids = self._checked_ids(self._last_ids if env_ids is None else env_ids)
         if self._ended is not None and self._ended[ids].any():
             raise disabled_step_error(ids[self._ended[ids]])
@@ -1441,6 +1448,25 @@ def _assert_usable(
         )
     if lost:
         raise lost_workers_error(where, unit, lost, [host.env_indices for host in hosts])
+
+
+def _refuse_send_before_reset(where: str, reset_once: bool) -> None:
+    """Raise if ``send`` comes before any reset of a pool or Ray vector env.
+
+    ``send`` steps its sub-environments, which have no episode yet; a sub-env would raise
+    (or, without an order check, step garbage) only after the command left.
+
+    Raises:
+        palaestra.error.ResetNeeded: if ``reset_once`` is false.
+
+    Example:
+        >>> _refuse_send_before_reset("PoolVectorEnv", True)
+    """
+    if not reset_once:
+        raise ResetNeeded(
+            f"{where}.send() before any reset: call reset() or async_reset() first. "
+            "Nothing was sent; the vector env is unchanged."
+        )
 
 
 def _place_info(total: dict[str, Any], group: dict[str, Any], start: int, n: int) -> None:
