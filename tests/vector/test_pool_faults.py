@@ -10,6 +10,7 @@ import functools
 import multiprocessing
 import os
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -135,3 +136,48 @@ def test_a_step_before_reset_raises_the_sub_envs_reset_needed_and_the_workers_su
     np.testing.assert_array_equal(envs.reset(seed=0)[0], reference.reset(seed=0)[0])
     envs.close()
     reference.close()
+
+
+def test_a_sub_envs_step_error_names_that_sub_env_not_its_groups_first():
+    failing = functools.partial(BrokenEnv, fail_in="step")
+    envs = _pool([healthy_env] * 3 + [failing])
+    envs.reset(seed=0)
+    with pytest.raises(ValueError) as caught:
+        envs.step(np.zeros(4, dtype=np.int64))
+    assert caught.value.env_index == 3
+    assert "Raised in sub-environment 3, one of sub-environments [2, 3] (pool worker 1)" in str(
+        caught.value
+    )
+    envs.close()
+
+
+def test_a_sub_envs_constructor_error_names_that_sub_env():
+    failing = functools.partial(BrokenEnv, fail_in="init")
+    with pytest.raises(ValueError) as caught:
+        _pool([healthy_env] * 3 + [failing])
+    assert caught.value.env_index == 3
+
+
+def frozen_lake() -> palaestra.Env:
+    return palaestra.make("FrozenLake-v1")
+
+
+@pytest.mark.parametrize("build", [_pool, functools.partial(AsyncVectorEnv, context="fork")])
+def test_a_key_error_from_a_sub_env_reads_as_text_with_the_details_as_a_note(build):
+    envs = build([frozen_lake] * 4)
+    envs.reset(seed=0)
+    reference = gymnasium.make("FrozenLake-v1")
+    reference.reset(seed=0)
+    with pytest.raises(KeyError) as theirs:
+        reference.step(7)
+    with pytest.raises(KeyError) as caught:
+        envs.step(np.array([0, 0, 0, 7]))
+    # Not the repr of a message holding the traceback: the sub-env's own message, and the
+    # rest as a note, which a traceback prints line by line.
+    assert str(theirs.value) in str(caught.value)
+    assert "\\n" not in str(caught.value)
+    assert caught.value.env_index == 3
+    (note,) = caught.value.__notes__
+    assert note.startswith("Raised in sub-environment 3")
+    assert "Traceback (most recent call last):\n" in note
+    envs.close()

@@ -44,7 +44,7 @@ from palaestra.vector._arguments import (
     split_reset_mask,
     values_per_env,
 )
-from palaestra.vector.episodes import autoreset_mode, disabled_step_error
+from palaestra.vector.episodes import SubEnvStepper, autoreset_mode, disabled_step_error
 from palaestra.vector.pool._block import SharedBlock, pool_layout
 from palaestra.vector.pool._layout import (
     assemble,
@@ -70,6 +70,7 @@ from palaestra.vector.processes import (
     check_capacity,
     failure_report,
     group_failure_error,
+    locate_sub_env,
     lost_workers_error,
 )
 from palaestra.vector.sync_vector_env import SyncVectorEnv
@@ -98,8 +99,20 @@ def _sync_group(
     start: int = 0,
     expected: tuple[Any, Any] | None = None,
 ) -> Any:
-    """Build a group of single envs; check each one's spaces against ``expected``."""
-    envs = [env_fn() for env_fn in env_fns]
+    """Build a group of single envs; check each one's spaces against ``expected``.
+
+    An exception of a sub-env (in its constructor, ``reset`` or ``step``) carries its offset
+    in the group (see :func:`~palaestra.vector.processes.locate_sub_env`).
+    """
+    envs = []
+    for offset, env_fn in enumerate(env_fns):
+        try:
+            envs.append(env_fn())
+        except BaseException as error:
+            locate_sub_env(error, offset)
+            for built in envs:
+                built.close()
+            raise
     if expected is not None:
         for offset, env in enumerate(envs):
             problem = _misfit(start + offset, env.observation_space, env.action_space, expected)
@@ -124,6 +137,10 @@ class _GroupSyncVectorEnv(SyncVectorEnv):
     first row would be each group's; so the group hands over each sub-env's own info, under
     one key, and the parent merges them all in row order exactly as a sync vector env does.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._steppers = [_LocatingStepper(s.env, s.mode, s.index) for s in self._steppers]
 
     def _add_info(
         self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int
@@ -158,6 +175,28 @@ class _GroupSyncVectorEnv(SyncVectorEnv):
         # As step() batches them (np.stack, with its casting rules), but into the block.
         concatenate(self.single_observation_space, self._env_obs, observations)
         return infos
+
+
+class _LocatingStepper(SubEnvStepper):
+    """A sub-env stepper whose exceptions carry the sub-env's offset in its group."""
+
+    __slots__ = ()
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        """Reset as :class:`SubEnvStepper` does; an exception names this sub-env."""
+        try:
+            return super().reset(**kwargs)
+        except BaseException as error:
+            locate_sub_env(error, self.index)
+            raise
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step as :class:`SubEnvStepper` does; an exception names this sub-env."""
+        try:
+            return super().step(action)
+        except BaseException as error:
+            locate_sub_env(error, self.index)
+            raise
 
 
 def _native_group(

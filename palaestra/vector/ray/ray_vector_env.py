@@ -34,7 +34,7 @@ from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, spli
 from palaestra.vector.episodes import autoreset_mode as declared_autoreset_mode
 from palaestra.vector.episodes import disabled_step_error
 from palaestra.vector.pool._layout import join_batches, slice_batch
-from palaestra.vector.pool.pool_vector_env import _assert_usable, _place_info
+from palaestra.vector.pool.pool_vector_env import _assert_usable, _place_info, _sync_group
 from palaestra.vector.processes import (
     ErrorReport,
     RestartBudget,
@@ -42,7 +42,6 @@ from palaestra.vector.processes import (
 )
 from palaestra.vector.ray._actor import GroupHost
 from palaestra.vector.ray._channel import ChannelClosed, Pending, connect, send
-from palaestra.vector.sync_vector_env import SyncVectorEnv
 from palaestra.vector.utils import batch_space, iterate
 from palaestra.vector.vector_env import AutoresetMode, VectorEnv
 
@@ -65,10 +64,6 @@ def require_ray() -> Any:
     except ImportError as e:
         raise DependencyNotInstalled(RAY_HINT) from e
     return ray
-
-
-def _sync_group(env_fns: Sequence[Callable[[], Any]], autoreset_mode: AutoresetMode) -> Any:
-    return SyncVectorEnv(list(env_fns), autoreset_mode=autoreset_mode)
 
 
 def _native_group(vector_env_fn: Callable[[int], Any], size: int) -> Any:
