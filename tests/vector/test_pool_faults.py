@@ -181,3 +181,19 @@ def test_a_key_error_from_a_sub_env_reads_as_text_with_the_details_as_a_note(bui
     assert note.startswith("Raised in sub-environment 3")
     assert "Traceback (most recent call last):\n" in note
     envs.close()
+
+
+def test_a_group_restarted_during_async_reset_returns_its_real_reset_rows(tmp_path):
+    armed = tmp_path / "armed"
+    armed.touch()
+    once = functools.partial(ResetFailsWhileArmed, armed=str(armed))
+    envs = _pool([cartpole] * 3 + [once], restart_failed=True)
+    reference = SyncVectorEnv([cartpole] * 4)
+    envs.async_reset(seed=0)
+    with pytest.warns(UserWarning, match=r"sub-environment\(s\) \[2, 3\]"):
+        observations, *_, infos = envs.recv()
+    expected, _ = reference.reset(seed=0)
+    np.testing.assert_array_equal(observations, expected[infos["env_id"]])
+    assert infos["env_id"].tolist() == [0, 1, 2, 3]
+    envs.close()
+    reference.close()
