@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import pytest
 
-from palaestra.error import WorkerError
+from palaestra.error import ResetNeeded, WorkerError
 from palaestra.vector import AsyncVectorEnv, PoolVectorEnv, SyncVectorEnv
 from tests.vector.fault_env import FAULTS, FaultEnv, FaultError
 
@@ -58,7 +58,7 @@ def local_ray():
 @pytest.fixture
 def ray_for_ray_cases(request):
     """The module's Ray, for the Ray cases only."""
-    if request.node.callspec.params.get("mode") == "ray":
+    if "ray" in request.node.name:
         request.getfixturevalue("local_ray")
 
 
@@ -213,3 +213,17 @@ def check_ctrl_c(envs, reference, mode: str):
     # The interrupted step ran to its end in the workers; the next one is fresh.
     reference.step(ZEROS)
     assert_rows(step(envs, ZEROS), reference.step(ZEROS), slice(None))
+
+
+def test_ray_send_before_any_reset_raises_reset_needed_and_the_env_stays_usable(local_ray):
+    # A misuse rather than a fault; it shares the module's Ray instead of starting one.
+    from palaestra.vector.ray import RayVectorEnv
+
+    envs = RayVectorEnv([FaultEnv] * 4, num_workers=2, batch_size=2)
+    reference = SyncVectorEnv([FaultEnv] * 4)
+    with pytest.raises(ResetNeeded, match=r"send\(\) before any reset"):
+        envs.send(np.zeros(2, dtype=np.int64), env_ids=np.array([0, 1]))
+    assert_rows(envs.reset(seed=0), reference.reset(seed=0), slice(None))
+    assert_rows(envs.step(ZEROS), reference.step(ZEROS), slice(None))
+    envs.close()
+    reference.close()

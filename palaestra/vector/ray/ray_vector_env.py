@@ -34,7 +34,12 @@ from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, spli
 from palaestra.vector.episodes import autoreset_mode as declared_autoreset_mode
 from palaestra.vector.episodes import disabled_step_error
 from palaestra.vector.pool._layout import join_batches, slice_batch
-from palaestra.vector.pool.pool_vector_env import _assert_usable, _place_info, _sync_group
+from palaestra.vector.pool.pool_vector_env import (
+    _assert_usable,
+    _place_info,
+    _refuse_send_before_reset,
+    _sync_group,
+)
 from palaestra.vector.processes import (
     ErrorReport,
     RestartBudget,
@@ -225,6 +230,8 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         # DISABLED: sub-envs truncated by a restart, which must be reset before stepping.
         self._must_reset: set[int] = set()
         self._last_ids: np.ndarray | None = None
+        # Whether reset() or async_reset() was called: send() steps, which needs episodes.
+        self._reset_once = False
         try:
             descriptions = self._start_all()
             self._adopt(descriptions)
@@ -700,6 +707,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 group_options = {**(options or {}), "reset_mask": mask[group.start : group.stop]}
             data[group.index] = {"seed": seeds[group.start : group.stop], "options": group_options}
         round_ = self._run("reset", data)
+        self._reset_once = True
         self._must_reset -= set(range(self.num_envs) if mask is None else np.flatnonzero(mask))
         info: dict[str, Any] = {}
         for index, (observations, group_info) in round_.results.items():
@@ -749,6 +757,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             self._in_flight[group.index] = self._submit(group, "reset", data)
             self._in_flight_command[group.index] = "reset_batch"
         self._autoreset_next.clear()
+        self._reset_once = True
 
     def send(self, actions: Any, env_ids: Any = None) -> None:
         """Send ``actions`` to sub-environments ``env_ids`` (default: the last ``recv``'s).
@@ -757,10 +766,13 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             ValueError: for ids that are not distinct integers in ``[0, num_envs)``, split a
                 group, address a busy group or mismatch the actions, and for no ids before
                 any ``recv``.
+            palaestra.error.ResetNeeded: before any ``reset`` or ``async_reset`` (nothing
+                is sent).
         """
         self._assert_usable()
         if env_ids is None and self._last_ids is None:
             raise ValueError("send() without env_ids needs a recv() first to name them.")
+        _refuse_send_before_reset("RayVectorEnv", self._reset_once)
         ids = np.asarray(self._last_ids if env_ids is None else env_ids)
         if ids.ndim != 1 or (ids.size and ids.dtype.kind not in "iu"):
             raise ValueError(f"env_ids must be a 1-D sequence of integer indices, got {env_ids!r}.")
