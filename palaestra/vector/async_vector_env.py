@@ -491,8 +491,7 @@ class AsyncVectorEnv(
     def _release(self, grace: float) -> None:
         """End the workers (see :meth:`Workers.shut_down`) and free the queue and memory."""
         self._workers.shut_down(grace)
-        self.error_queue.close()
-        self.error_queue.join_thread()
+        _close_queue(self.error_queue)
         if self._obs_buffer is not None:
             # Detach from the shared block so it is freed once no caller holds a view of it.
             self.observations = deepcopy(self.observations)
@@ -664,3 +663,16 @@ def _check_worker_signature(worker: Callable[..., None] | None) -> None:
             f"{inspect.signature(worker)} which should match "
             f"{inspect.signature(async_worker)}."
         ) from e
+
+
+def _close_queue(queue: Any) -> None:
+    """Close a ``multiprocessing`` queue and both ends of its pipe.
+
+    ``Queue.close()`` only closes the end its feeder thread writes to, and only once that
+    thread ran: a queue this process never put into would keep two descriptors open for
+    as long as the closed vector env is referenced.
+    """
+    queue.close()
+    queue.join_thread()
+    for end in (queue._reader, queue._writer):
+        end.close()

@@ -8,8 +8,6 @@ compared with the suite's one comparator, :func:`palaestra.vector.contract.asser
 from __future__ import annotations
 
 import functools
-import multiprocessing
-import os
 import time
 from typing import Any
 
@@ -107,24 +105,6 @@ def make_info_env_class(gym: Any) -> type:
 
 
 PalaestraInfoEnv = make_info_env_class(palaestra)
-
-
-def shared_memory_entries() -> set[str]:
-    """The names in /dev/shm (empty where it does not exist)."""
-    try:
-        return set(os.listdir("/dev/shm"))
-    except FileNotFoundError:
-        return set()
-
-
-def wait_for_no_children(timeout: float = 5.0, exclude: set[Any] = frozenset()) -> list[Any]:
-    """Return the live child processes (not in ``exclude``) left after up to ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    children = [child for child in multiprocessing.active_children() if child not in exclude]
-    while children and time.monotonic() < deadline:
-        time.sleep(0.05)
-        children = [child for child in multiprocessing.active_children() if child not in exclude]
-    return children
 
 
 class BrokenEnv(palaestra.Env):

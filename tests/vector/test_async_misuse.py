@@ -17,6 +17,7 @@ import pytest
 import palaestra
 from palaestra.error import AlreadyPendingCallError, NoAsyncCallError
 from palaestra.vector import AsyncVectorEnv
+from palaestra.vector.async_vector_env import _close_queue as close_queue
 from palaestra.vector.processes import ResourceLimitError, check_capacity
 from tests.vector.helpers import BrokenEnv, healthy_env
 
@@ -36,6 +37,11 @@ def both():
     yield ours, theirs
     ours.close()
     theirs.close(terminate=True)
+    # Gymnasium's closed env holds its queue's pipe and its workers' sentinels until it is
+    # collected (which the fixture's cache delays past the leak check); ours must not.
+    for process in theirs.processes:
+        process.close()
+    close_queue(theirs.error_queue)
 
 
 def raised(call):

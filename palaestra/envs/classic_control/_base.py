@@ -16,6 +16,7 @@ import numpy as np
 
 from palaestra import logger
 from palaestra.core import Env
+from palaestra.envs._actions import as_array_action
 from palaestra.envs.classic_control.rendering import Canvas
 
 __all__ = ["ClassicControlEnv", "ParamAttribute"]
@@ -117,7 +118,7 @@ class ClassicControlEnv(Env):
                 f"{action!r} ({type(action)}) invalid: expected an element of {self.action_space}"
             )
         assert self.state is not None, self.reset_first_message
-        observation, reward, terminated = self._transition(action)
+        observation, reward, terminated = self._transition(as_array_action(action))
         if self.render_mode == "human":
             self.render()
         return observation, reward, terminated, False, {}

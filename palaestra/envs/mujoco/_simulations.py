@@ -39,31 +39,41 @@ import weakref
 from collections.abc import Callable, Iterator
 from functools import partial
 from types import SimpleNamespace
+from typing import Any
 
 import mujoco
 import numpy as np
+
+from palaestra.error import ClosedEnvironmentError
 
 __all__ = ["STEPPERS", "BatchSimulations", "ThreadSimulations"]
 
 # A step call whose rows take less than this on one thread runs on one thread: handing
 # slices to the pool costs tens of microseconds.
 PARALLEL_ABOVE_SECONDS = 200e-6
+# How often a wait for a helper thread checks that the hand-over was not cut short.
+_RECHECK_SECONDS = 0.05
 
 
 class _Helper:
-    """A thread that runs one task at a time, handed each one through a pair of locks.
+    """A thread that runs one task at a time, handed each one through two semaphores.
 
     Cheaper per task than a thread pool's queue and futures: :meth:`start` releases the
-    lock the thread waits on, :meth:`wait` takes the lock the thread releases when done.
+    semaphore the thread waits on, :meth:`wait` takes the one the thread releases when done.
+    Whether the task is done is told by counters, not by the semaphores' parity, so the
+    hand-over survives a ``KeyboardInterrupt`` anywhere in the caller (a wait cut short is
+    finished by the next :meth:`start`; a hand-over cut short is made again by the wait)
+    and a :meth:`stop` from another thread (a task already handed over is still run).
     """
 
     def __init__(self, name: str):
-        self._go = threading.Lock()
-        self._done = threading.Lock()
-        self._go.acquire()
-        self._done.acquire()
+        self._go = threading.Semaphore(0)
+        self._done = threading.Semaphore(0)
         self._task: Callable[[], None] | None = None
         self._error: BaseException | None = None
+        self._started = 0  # tasks handed over (by the caller's thread)
+        self._finished = 0  # tasks run (by the helper thread)
+        self._stopping = False
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
 
@@ -72,32 +82,49 @@ class _Helper:
             self._go.acquire()
             # Taken, not kept: a finished task holds no simulations alive.
             task, self._task = self._task, None
-            if task is None:
+            if task is not None:
+                try:
+                    task()
+                except BaseException as exc:  # handed to the caller of wait()
+                    self._error = exc
+                task = None
+                self._finished += 1
+                self._done.release()
+            if self._stopping:
                 return
-            try:
-                task()
-            except BaseException as exc:  # handed to the caller of wait()
-                self._error = exc
-            task = None
-            self._done.release()
 
     def start(self, task: Callable[[], None]) -> None:
-        """Run ``task`` on the thread; :meth:`wait` for it before starting another."""
+        """Run ``task`` on the thread (once the previous one, if still running, is done)."""
+        self._settle()
+        self._error = None
         self._task = task
+        self._started += 1
         self._go.release()
 
     def wait(self) -> None:
         """Wait for the task to finish; raise what it raised."""
-        self._done.acquire()
+        self._settle()
         error, self._error = self._error, None
         if error is not None:
             raise error
 
+    def _settle(self) -> None:
+        while self._finished < self._started:
+            if self._done.acquire(timeout=_RECHECK_SECONDS):
+                continue
+            if not self._thread.is_alive():
+                return
+            if self._task is not None:
+                # Handed over but maybe not released (an interrupt in start); a release too
+                # many only wakes the thread once without a task.
+                self._go.release()
+
     def stop(self) -> None:
-        """End the thread (after its current task)."""
-        self._task = None
+        """End the thread (after the task handed over, if any)."""
+        self._stopping = True
         self._go.release()
-        self._thread.join()
+        if threading.current_thread() is not self._thread:
+            self._thread.join()
 
 
 def _stop_all(helpers: list[_Helper]) -> None:
@@ -152,6 +179,7 @@ class ThreadSimulations:
         # Each row's last step time, in seconds: the next step draws the dearest rows first
         # (longest first), so that the threads' last rows, the cheapest, end close together.
         self._row_costs = [0.0] * num_envs
+        self._closed = False
         self._start_helpers()
 
     def _start_helpers(self) -> None:
@@ -177,12 +205,15 @@ class ThreadSimulations:
             return
         shared = iter(rows)
         task = partial(work, shared)
-        for helper in self._helpers:
-            helper.start(task)
+        helpers = self._helpers
         try:
+            for helper in helpers:
+                helper.start(task)
             work(shared)
         finally:
-            for helper in self._helpers:
+            # Every helper, started or not: one whose start was interrupted is waited for
+            # all the same (a helper with nothing owed returns at once).
+            for helper in helpers:
                 helper.wait()
         # An upper bound (it includes the hand-over): a model whose rows cost less than
         # the threads' hand-over falls back to one thread and is measured there.
@@ -199,7 +230,8 @@ class ThreadSimulations:
     ) -> None:
         """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``).
 
-        ``restart``, ``(rows, qpos, qvel)``, names rows (not among those stepped) that
+        Raises ``ClosedEnvironmentError`` if another thread closed the simulations during
+        the step. ``restart``, ``(rows, qpos, qvel)``, names rows (not among those stepped) that
         :meth:`reset` at the same time, on the same threads. ``finish``, where given, is
         called by each thread with the rows it stepped or reset (their :attr:`view` rows
         complete), once its share is done: work on them that releases the GIL then runs
@@ -241,6 +273,8 @@ class ThreadSimulations:
                 finish(done)
 
         self._run(rows, work)
+        if self._closed:
+            raise _closed_error()
 
     def _reset_row(self, row: int, qpos: np.ndarray, qvel: np.ndarray) -> None:
         data, model = self.datas[row], self.model
@@ -262,7 +296,8 @@ class ThreadSimulations:
         mujoco.mj_copyData(data, self.model, self.datas[row])
 
     def close(self) -> None:
-        """Stop the threads."""
+        """Stop the threads (a step running on another thread ends first, then raises)."""
+        self._closed = True
         self._stop_helpers()
         self._helpers = []
 
@@ -325,25 +360,35 @@ class BatchSimulations:
 
         ``restart``, ``(rows, qpos, qvel)``, names rows (not among those stepped) that
         :meth:`reset` after the step; ``finish`` is then called with every row.
+
+        Raises:
+            palaestra.error.ClosedEnvironmentError: after :meth:`close`, or if another
+                thread closed the simulations during the step (which ends on the batch it
+                started on, kept alive until then).
         """
-        self.view.ctrl[:] = ctrl
+        batch, view = self.batch, self.view
+        if batch is None:
+            raise _closed_error()
+        view.ctrl[:] = ctrl
         if rows is None or len(rows):
-            self.batch.step(rows, nstep=nstep)
+            batch.step(rows, nstep=nstep)
             if self.contact_forces:
-                self._contact_forces(self._all_rows if rows is None else rows)
+                self._contact_forces(batch, view, self._all_rows if rows is None else rows)
         if restart is not None:
-            self.reset(*restart)
+            self._reset(batch, view, *restart)
+        if self.batch is None:
+            raise _closed_error()
         if finish is not None:
             finish(list(range(len(self._all_rows))))
 
-    def _contact_forces(self, rows: np.ndarray) -> None:
+    def _contact_forces(self, batch: Any, view: SimpleNamespace, rows: np.ndarray) -> None:
         """Compute ``cfrc_ext`` of the stepped ``rows``, as ``mj_rnePostConstraint`` does.
 
         MuJoCo computes it only on request, from the last substep's ``MjData``: the call a
         single env makes after its ``mj_step``, here on a copy of each row that has an
         external force; the others' are zeros, as that call would leave them.
         """
-        cfrc = self.view.cfrc_ext
+        cfrc = view.cfrc_ext
         if self._skips_free_rows and not self._xfrc_applied.any():
             if len(rows) == len(cfrc):
                 free = self._ncon == 0
@@ -353,7 +398,7 @@ class BatchSimulations:
                 touched = self._ncon[rows] > 0
                 cfrc[rows[~touched]] = 0.0
                 rows = rows[touched]
-        get_data, rne, model = self.batch.get_data, mujoco.mj_rnePostConstraint, self.model
+        get_data, rne, model = batch.get_data, mujoco.mj_rnePostConstraint, self.model
         scratch, computed = self._scratch, self._scratch_cfrc_ext
         for row in rows.tolist():
             get_data(row, scratch)
@@ -361,18 +406,33 @@ class BatchSimulations:
             cfrc[row] = computed
 
     def reset(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray) -> None:
-        """Reset ``rows`` (``mj_resetData``), set their state and run ``mj_forward``."""
-        self.batch.reset(rows, stage=mujoco.mjtStage.mjSTAGE_NONE)
-        self.view.qpos[rows] = qpos
-        self.view.qvel[rows] = qvel
-        self.batch.forward(rows)
+        """Reset ``rows`` (``mj_resetData``), set their state and run ``mj_forward``.
+
+        Raises:
+            palaestra.error.ClosedEnvironmentError: after :meth:`close`.
+        """
+        batch, view = self.batch, self.view
+        if batch is None:
+            raise _closed_error()
+        self._reset(batch, view, rows, qpos, qvel)
+
+    def _reset(
+        self, batch: Any, view: SimpleNamespace, rows: np.ndarray, qpos: Any, qvel: Any
+    ) -> None:
+        batch.reset(rows, stage=mujoco.mjtStage.mjSTAGE_NONE)
+        view.qpos[rows] = qpos
+        view.qvel[rows] = qvel
+        batch.forward(rows)
         if self.contact_forces:
             # mj_resetData clears them and mj_forward does not compute them.
-            self.view.cfrc_ext[rows] = 0.0
+            view.cfrc_ext[rows] = 0.0
 
     def copy_data(self, row: int, data: mujoco.MjData) -> None:
         """Copy sub-env ``row``'s whole ``MjData`` into ``data`` (to render it)."""
-        self.batch.get_data(row, data)
+        batch = self.batch
+        if batch is None:
+            raise _closed_error()
+        batch.get_data(row, data)
 
     def close(self) -> None:
         """Drop the batch and its bound arrays, so its threads end now, not at a later collection.
@@ -382,6 +442,13 @@ class BatchSimulations:
         """
         self.view = SimpleNamespace()
         self.batch = None
+
+
+def _closed_error() -> ClosedEnvironmentError:
+    return ClosedEnvironmentError(
+        "The MuJoCo simulations were closed (the vector env's close(), perhaps from another "
+        "thread during this call); build a new vector env to go on."
+    )
 
 
 STEPPERS = {"threads": ThreadSimulations, "batch": BatchSimulations}

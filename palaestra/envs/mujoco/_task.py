@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from palaestra.envs._actions import as_array_action
 from palaestra.envs.mujoco.mujoco_env import DEFAULT_SIZE, MujocoEnv
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
@@ -309,6 +310,7 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         Raises:
             ValueError: if the action does not have shape ``(nu,)``.
         """
+        action = as_array_action(action)
         fields = self._fields
         before = self._progress(fields)
         self.do_simulation(action, self.frame_skip)

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import Env
-from palaestra.error import ClosedEnvironmentError
+from palaestra.error import ClosedEnvironmentError, ResetNeeded
 from palaestra.vector._arguments import (
     action_misfit,
     autoreset_mode_from,
@@ -44,7 +44,7 @@ from palaestra.vector._arguments import (
     split_reset_mask,
     values_per_env,
 )
-from palaestra.vector.episodes import autoreset_mode, disabled_step_error
+from palaestra.vector.episodes import SubEnvStepper, autoreset_mode, disabled_step_error
 from palaestra.vector.pool._block import SharedBlock, pool_layout
 from palaestra.vector.pool._layout import (
     assemble,
@@ -70,6 +70,7 @@ from palaestra.vector.processes import (
     check_capacity,
     failure_report,
     group_failure_error,
+    locate_sub_env,
     lost_workers_error,
 )
 from palaestra.vector.sync_vector_env import SyncVectorEnv
@@ -98,8 +99,20 @@ def _sync_group(
     start: int = 0,
     expected: tuple[Any, Any] | None = None,
 ) -> Any:
-    """Build a group of single envs; check each one's spaces against ``expected``."""
-    envs = [env_fn() for env_fn in env_fns]
+    """Build a group of single envs; check each one's spaces against ``expected``.
+
+    An exception of a sub-env (in its constructor, ``reset`` or ``step``) carries its offset
+    in the group (see :func:`~palaestra.vector.processes.locate_sub_env`).
+    """
+    envs = []
+    for offset, env_fn in enumerate(env_fns):
+        try:
+            envs.append(env_fn())
+        except BaseException as error:
+            locate_sub_env(error, offset)
+            for built in envs:
+                built.close()
+            raise
     if expected is not None:
         for offset, env in enumerate(envs):
             problem = _misfit(start + offset, env.observation_space, env.action_space, expected)
@@ -124,6 +137,10 @@ class _GroupSyncVectorEnv(SyncVectorEnv):
     first row would be each group's; so the group hands over each sub-env's own info, under
     one key, and the parent merges them all in row order exactly as a sync vector env does.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._steppers = [_LocatingStepper(s.env, s.mode, s.index) for s in self._steppers]
 
     def _add_info(
         self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int
@@ -158,6 +175,28 @@ class _GroupSyncVectorEnv(SyncVectorEnv):
         # As step() batches them (np.stack, with its casting rules), but into the block.
         concatenate(self.single_observation_space, self._env_obs, observations)
         return infos
+
+
+class _LocatingStepper(SubEnvStepper):
+    """A sub-env stepper whose exceptions carry the sub-env's offset in its group."""
+
+    __slots__ = ()
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        """Reset as :class:`SubEnvStepper` does; an exception names this sub-env."""
+        try:
+            return super().reset(**kwargs)
+        except BaseException as error:
+            locate_sub_env(error, self.index)
+            raise
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step as :class:`SubEnvStepper` does; an exception names this sub-env."""
+        try:
+            return super().step(action)
+        except BaseException as error:
+            locate_sub_env(error, self.index)
+            raise
 
 
 def _native_group(
@@ -403,6 +442,11 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         # Indices of workers seen finished, in the order recv should return them.
         self._ready: list[int] = []
         self._last_ids: np.ndarray | None = None
+        # Whether reset() or async_reset() was called: send() steps, which needs episodes.
+        self._reset_once = False
+        # Workers busy with a reset the user asked for: its payload, to run it again after
+        # a restart (see _dispatch).
+        self._user_resets: dict[int, Any] = {}
         # NEXT_STEP: restarted workers whose next step is the autoreset step.
         self._autoreset_next: set[int] = set()
         # Of those, the ones sent their autoreset step by send(), for recv to report.
@@ -607,10 +651,27 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
     def _process(self, worker: _Worker) -> Any:
         return self._processes.processes[worker.index]
 
-    def _dispatch(self, workers: Sequence[_Worker], command: int, payload: Any = None) -> None:
+    def _dispatch(
+        self,
+        workers: Sequence[_Worker],
+        command: int,
+        payload: Any = None,
+        user_reset: bool = False,
+    ) -> None:
+        """Hand ``workers`` a command (``payload(worker)`` is its data through the pipe).
+
+        ``user_reset`` marks a reset the user asked for: a worker that fails it and is
+        restarted runs it again (see :meth:`_restart`), so its rows are its real reset.
+        """
         block = self._block
         in_flight = self._in_flight
         local = None
+        resets = self._user_resets
+        if resets or user_reset:
+            for worker in workers:
+                resets.pop(worker.index, None)
+                if user_reset:
+                    resets[worker.index] = payload
         for worker in workers:
             if worker.local:
                 local = worker
@@ -762,10 +823,11 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         command: int,
         payload: Any = None,
         enough: int | None = None,
+        user_reset: bool = False,
     ) -> _Round:
         """Send a command to ``workers``, wait for them, restart or raise failures."""
         if payload is not False:
-            self._dispatch(workers, command, payload)
+            self._dispatch(workers, command, payload, user_reset)
         round_ = _Round()
         self._wait(workers, round_, enough)
         self._collect(round_, command)
@@ -818,9 +880,14 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             if not self._budget.allow(worker.index, worker.env_indices, _reason(failure)):
                 self._lose(failure)
                 raise self._exception(failure, exhausted=True)
+            redo = self._user_resets.get(worker.index)
             try:
                 self._replace(worker)
-                if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+                if redo is not None:
+                    # The user's reset, again: the group's rows are its real reset.
+                    self._reset_restarted(worker, round_, redo)
+                    round_.results.setdefault("reset again", set()).add(worker.index)
+                elif self.autoreset_mode is AutoresetMode.NEXT_STEP:
                     self._autoreset_next.add(worker.index)
                 else:
                     self._reset_restarted(worker, round_)
@@ -861,11 +928,24 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         )
         self._await_ready([worker])
 
-    def _reset_restarted(self, worker: _Worker, round_: _Round) -> None:
-        """Reset a restarted worker's group (SAME_STEP and DISABLED restarts)."""
+    def _reset_restarted(self, worker: _Worker, round_: _Round, user_reset: Any = None) -> None:
+        """Reset a restarted worker's group: the user's reset it failed, or a fresh episode.
+
+        Args:
+            worker: the restarted worker.
+            round_: the round it failed in, which takes the reset's infos.
+            user_reset: the payload of the user's reset to run again (``None``: a reset
+                without seeds, after a SAME_STEP or DISABLED step's restart).
+
+        Raises:
+            Exception: the failure of the reset, for :meth:`_restart` to count.
+        """
         inner = _Round()
-        inner.infos = round_.infos  # the reset's infos land in the step's, at the group's rows
-        self._dispatch([worker], Command.RESET, lambda _: ([None] * worker.size, None))
+        inner.infos = round_.infos  # the reset's infos land in the round's, at the group's rows
+        if user_reset is None:
+            self._dispatch([worker], Command.RESET, lambda _: ([None] * worker.size, None))
+        else:
+            self._dispatch([worker], Command.RESET, user_reset, user_reset=True)
         self._wait([worker], inner, None)
         self._collect(inner, Command.RESET)
         if inner.failures:
@@ -887,20 +967,28 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         reasons = np.full(self.num_envs, None, dtype=object)
         previous = round_.results.pop("previous", {})
         why = round_.results.pop("reasons", {})
+        reset_again = round_.results.pop("reset again", set())
         for worker in round_.restarted:
             mask[worker.start : worker.stop] = True
             for row in range(worker.start, worker.stop):
                 reasons[row] = why.get(worker.index)
+        infos = round_.infos
+        infos["worker_restarted"], infos["_worker_restarted"] = mask.copy(), mask.copy()
+        infos["restart_reason"], infos["_restart_reason"] = reasons, mask.copy()
         block = self._block
         block["rewards"][mask] = 0.0
         block["terminations"][mask] = False
+        # A group that ran its reset again starts its episodes there: nothing is cut.
+        for index in reset_again:
+            worker = self._workers[index]
+            mask[worker.start : worker.stop] = False
+        cut = [w for w in round_.restarted if w.index not in reset_again]
         block["truncations"][mask] = True
-        infos = round_.infos
-        infos["worker_restarted"], infos["_worker_restarted"] = mask.copy(), mask
-        infos["restart_reason"], infos["_restart_reason"] = reasons, mask.copy()
+        if not cut:
+            return
         if self.autoreset_mode is AutoresetMode.SAME_STEP:
             final = np.full(self.num_envs, None, dtype=object)
-            for worker in round_.restarted:
+            for worker in cut:
                 group = previous.get(worker.index)
                 for offset in range(worker.size):
                     final[worker.start + offset] = (
@@ -913,7 +1001,7 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             infos["_final_info"] = mask.copy()
         else:
             # The cut episode ends on its last observation, as every truncation does.
-            for worker in round_.restarted:
+            for worker in cut:
                 group = previous.get(worker.index)
                 if group is None:
                     continue
@@ -968,7 +1056,8 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                     del group_options["reset_mask"]
             return seeds[worker.start : worker.stop], group_options
 
-        round_ = self._run(workers, Command.RESET, arguments)
+        round_ = self._run(workers, Command.RESET, arguments, user_reset=True)
+        self._reset_once = True
         for worker in workers:
             self._autoreset_next.discard(worker.index)
         if self._ended is not None:
@@ -1141,7 +1230,10 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._assert_usable()
         self._drain()
         seeds = seeds_per_env(seed, self.num_envs)
-        self._dispatch(self._workers, Command.RESET, lambda w: (seeds[w.start : w.stop], None))
+        self._dispatch(
+            self._workers, Command.RESET, lambda w: (seeds[w.start : w.stop], None), True
+        )
+        self._reset_once = True
         self._autoreset_next.clear()
         if self._ended is not None:
             self._ended[:] = False
@@ -1158,10 +1250,13 @@ class PoolVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             ValueError: for ids that are not distinct integers in ``[0, num_envs)``, split a
                 worker's group, are busy, or mismatch actions, and for no ids before any
                 ``recv``.
+            palaestra.error.ResetNeeded: before any ``reset`` or ``async_reset`` (nothing
+                is sent).
         """
         self._assert_usable()
         if env_ids is None and self._last_ids is None:
             raise ValueError("send() without env_ids needs a recv() first to name them.")
+        _refuse_send_before_reset("PoolVectorEnv", self._reset_once)
         ids = self._checked_ids(self._last_ids if env_ids is None else env_ids)
         if self._ended is not None and self._ended[ids].any():
             raise disabled_step_error(ids[self._ended[ids]])
@@ -1392,6 +1487,25 @@ def _assert_usable(
         )
     if lost:
         raise lost_workers_error(where, unit, lost, [host.env_indices for host in hosts])
+
+
+def _refuse_send_before_reset(where: str, reset_once: bool) -> None:
+    """Raise if ``send`` comes before any reset of a pool or Ray vector env.
+
+    ``send`` steps its sub-environments, which have no episode yet; a sub-env would raise
+    (or, without an order check, step garbage) only after the command left.
+
+    Raises:
+        palaestra.error.ResetNeeded: if ``reset_once`` is false.
+
+    Example:
+        >>> _refuse_send_before_reset("PoolVectorEnv", True)
+    """
+    if not reset_once:
+        raise ResetNeeded(
+            f"{where}.send() before any reset: call reset() or async_reset() first. "
+            "Nothing was sent; the vector env is unchanged."
+        )
 
 
 def _place_info(total: dict[str, Any], group: dict[str, Any], start: int, n: int) -> None:

@@ -42,6 +42,7 @@ from palaestra.vector.processes._errors import (
     failure_report,
     group_failure_error,
     is_argument_error,
+    locate_sub_env,
     lost_workers_error,
     rebuild_exception,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "failure_report",
     "group_failure_error",
     "is_argument_error",
+    "locate_sub_env",
     "lost_workers_error",
     "parent_alive",
     "process_alive",

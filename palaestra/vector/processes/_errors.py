@@ -20,6 +20,7 @@ from palaestra.error import WorkerError
 __all__ = [
     "ErrorReport",
     "failure_report",
+    "locate_sub_env",
     "rebuild_exception",
     "is_argument_error",
     "lost_workers_error",
@@ -31,12 +32,14 @@ class ErrorReport(NamedTuple):
     """What a worker tells its parent about an exception.
 
     Attributes:
-        index: the sub-env index (the first of the group for a pool worker).
+        index: the sub-env index (for a group's worker: the sub-env that raised, when the
+            group knows it, see :func:`locate_sub_env`; else the group's first).
         error_type: the exception's type (``RuntimeError`` if it could not be pickled).
         message: ``str()`` of the exception.
         traceback: the worker's formatted traceback.
         fatal: whether the worker stopped; ``False`` for an argument error (bad action,
             seed or call name), after which the worker keeps serving.
+        located: whether ``index`` is the very sub-env that raised inside a group.
     """
 
     index: int
@@ -44,6 +47,29 @@ class ErrorReport(NamedTuple):
     message: str
     traceback: str
     fatal: bool = True
+    located: bool = False
+
+
+# The attribute under which an exception carries its sub-env's offset in a worker's group.
+_OFFSET = "_palaestra_sub_env_offset"
+
+
+def locate_sub_env(error: BaseException, offset: int) -> None:
+    """Record in ``error`` that the sub-env at ``offset`` of a worker's group raised it.
+
+    :func:`failure_report` adds the offset to the group's first index, so the parent names
+    (and sets ``env_index`` to) that sub-env rather than the group's first. The innermost
+    record wins; an exception that takes no attributes stays unlocated.
+
+    Example:
+        >>> error = ValueError("bad")
+        >>> locate_sub_env(error, 1)
+        >>> failure_report(2, error).index
+        3
+    """
+    if getattr(error, _OFFSET, None) is None:
+        with contextlib.suppress(AttributeError, TypeError):
+            setattr(error, _OFFSET, offset)
 
 
 def failure_report(index: int, error: BaseException, fatal: bool = True) -> ErrorReport:
@@ -55,7 +81,8 @@ def failure_report(index: int, error: BaseException, fatal: bool = True) -> Erro
     current traceback is the exception's.
 
     Args:
-        index: the sub-env index.
+        index: the sub-env index (a group's first, plus the offset :func:`locate_sub_env`
+            recorded in ``error``, if any).
         error: the exception.
         fatal: whether the worker stops after reporting it.
 
@@ -69,20 +96,29 @@ def failure_report(index: int, error: BaseException, fatal: bool = True) -> Erro
         pickle.loads(pickle.dumps(error_type))
     except Exception:
         error_type, message = RuntimeError, f"{type(error).__qualname__}: {message}"
-    return ErrorReport(index, error_type, message, traceback.format_exc(), fatal)
+    offset = getattr(error, _OFFSET, None)
+    located = isinstance(offset, int)
+    if located:
+        index += offset
+    return ErrorReport(index, error_type, message, traceback.format_exc(), fatal, located)
 
 
-def rebuild_exception(report: ErrorReport | tuple, where: str) -> BaseException:
+def rebuild_exception(
+    report: ErrorReport | tuple, where: str, subject: str | None = None
+) -> BaseException:
     """Build the exception a report describes, for the parent to raise.
 
     Args:
         report: an :class:`ErrorReport` (or Gymnasium's ``(index, type, message, trace)``).
         where: names the vector env, e.g. ``"AsyncVectorEnv(num_envs=2)"``.
+        subject: names where it was raised (default ``"sub-environment <index>"``).
 
     Returns:
         An exception of the reported type whose message starts with the original message
         and names the sub-env, whether its worker still runs, and the worker's traceback.
-        Its ``env_index`` attribute holds the sub-env index.
+        Its ``env_index`` attribute holds the sub-env index. A type that shows its message
+        as a ``repr`` (``KeyError``: one line of escaped text) keeps the original message
+        alone, with the rest as a note, which a traceback prints as it is.
 
     Example:
         >>> error = rebuild_exception(failure_report(1, ValueError("bad")), "MyVectorEnv")
@@ -96,18 +132,28 @@ def rebuild_exception(report: ErrorReport | tuple, where: str) -> BaseException:
         if fatal
         else "an argument error: its worker keeps running and can be used again"
     )
-    text = (
-        f"{message}\n\nRaised in sub-environment {index} of {where} ({state}); "
-        f"the worker's traceback:\n{trace}"
-    )
+    subject = f"sub-environment {index}" if subject is None else subject
+    details = f"Raised in {subject} of {where} ({state}); the worker's traceback:\n{trace}"
+    readable = _shows_its_message(error_type)
+    text = f"{message}\n\n{details}" if readable else message
     try:
         error = error_type(text)
     except Exception:
         error = error_type.__new__(error_type)
         error.args = (text,)
+    if not readable:
+        error.add_note(details)
     with contextlib.suppress(AttributeError):
         error.env_index = index
     return error
+
+
+def _shows_its_message(error_type: type) -> bool:
+    """Whether ``str()`` of ``error_type(text)`` is ``text`` (not so for ``KeyError``)."""
+    try:
+        return str(error_type("a\nb")) == "a\nb"
+    except Exception:
+        return True
 
 
 def is_argument_error(command: str, data: Any, action_space: Any) -> bool:
@@ -208,12 +254,10 @@ def group_failure_error(
     """
     env_indices = list(env_indices)
     if report is not None:
-        error = rebuild_exception(report, f"{where}{note}")
         subject = f"sub-environments {env_indices} ({unit} {index})"
-        error.args = (
-            error.args[0].replace(f"sub-environment {report.index} of", f"{subject} of", 1),
-        )
-        return error
+        if report.located:
+            subject = f"sub-environment {report.index}, one of {subject}"
+        return rebuild_exception(report, f"{where}{note}", subject)
     return WorkerError(
         f"{where} {unit.split()[-1]} {index} (sub-environments {env_indices}) {what}{note}.",
         env_indices=tuple(env_indices),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from palaestra.error import ResetNeeded
 from palaestra.vector.processes._errors import ErrorReport, failure_report, is_argument_error
 
 __all__ = ["answer"]
@@ -32,7 +33,8 @@ def answer(
     Returns:
         ``(result, True)``, or ``(report, False)`` where ``report.fatal`` says whether the
         worker must stop (``False`` for argument errors, see
-        :func:`~palaestra.vector.processes.is_argument_error`).
+        :func:`~palaestra.vector.processes.is_argument_error`, and for
+        :class:`~palaestra.error.ResetNeeded`).
 
     Example:
         >>> from palaestra.spaces import Discrete
@@ -49,8 +51,9 @@ def answer(
     try:
         return handle(command, data), True
     except (KeyboardInterrupt, Exception) as error:
-        fatal = isinstance(error, KeyboardInterrupt) or not is_argument_error(
-            command, data, action_space
+        # A step before reset (ResetNeeded) changed nothing in the sub-env, as a bad argument.
+        fatal = isinstance(error, KeyboardInterrupt) or not (
+            isinstance(error, ResetNeeded) or is_argument_error(command, data, action_space)
         )
         report: ErrorReport = failure_report(index, error, fatal=fatal)
         return report, False

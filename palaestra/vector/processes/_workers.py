@@ -473,3 +473,19 @@ def stop_process(process: Any, grace: float = TERMINATE_GRACE_SECONDS) -> None:
     recorded_by = time.monotonic() + _RECORDING_SECONDS
     while process.exitcode is None and time.monotonic() < recorded_by:
         time.sleep(0.001)
+    if process.exitcode is not None:
+        _release_sentinel(process)
+
+
+def _release_sentinel(process: Any) -> None:
+    """Close the pipe ends ``multiprocessing`` keeps for an ended process (its sentinel).
+
+    They stay open until the ``Process`` object is garbage-collected or closed, so a
+    closed vector env would hold two descriptors per worker for as long as the user keeps it,
+    and every restart would add two. ``close()`` would also make ``exitcode`` and
+    ``is_alive()`` raise, which callers still read; the finalizer that ``close()`` runs only
+    closes those descriptors (once), leaving the recorded exit code readable.
+    """
+    finalizer = getattr(getattr(process, "_popen", None), "finalizer", None)
+    if finalizer is not None:
+        finalizer()

@@ -34,7 +34,12 @@ from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, spli
 from palaestra.vector.episodes import autoreset_mode as declared_autoreset_mode
 from palaestra.vector.episodes import disabled_step_error
 from palaestra.vector.pool._layout import join_batches, slice_batch
-from palaestra.vector.pool.pool_vector_env import _assert_usable, _place_info
+from palaestra.vector.pool.pool_vector_env import (
+    _assert_usable,
+    _place_info,
+    _refuse_send_before_reset,
+    _sync_group,
+)
 from palaestra.vector.processes import (
     ErrorReport,
     RestartBudget,
@@ -42,7 +47,7 @@ from palaestra.vector.processes import (
 )
 from palaestra.vector.ray._actor import GroupHost
 from palaestra.vector.ray._channel import ChannelClosed, Pending, connect, send
-from palaestra.vector.sync_vector_env import SyncVectorEnv
+from palaestra.vector.ray._session import RaySession
 from palaestra.vector.utils import batch_space, iterate
 from palaestra.vector.vector_env import AutoresetMode, VectorEnv
 
@@ -65,10 +70,6 @@ def require_ray() -> Any:
     except ImportError as e:
         raise DependencyNotInstalled(RAY_HINT) from e
     return ray
-
-
-def _sync_group(env_fns: Sequence[Callable[[], Any]], autoreset_mode: AutoresetMode) -> Any:
-    return SyncVectorEnv(list(env_fns), autoreset_mode=autoreset_mode)
 
 
 def _native_group(vector_env_fn: Callable[[int], Any], size: int) -> Any:
@@ -125,6 +126,9 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         autoreset_mode: the autoreset mode of ``env_fns`` groups (a ``vector_env_fn`` sets
             its own).
         timeout: seconds an actor may take for one command before it counts as hung.
+        start_timeout: seconds the actors may take to start and build their sub-envs (at
+            construction and for a restart): Ray may have to start worker processes first,
+            which takes seconds (10-14 s measured on 2 cores).
         restart_failed: replace an actor that dies, hangs or raises (other than for an
             argument error): its sub-environments' episodes come back truncated, with
             ``info["worker_restarted"]``/``info["restart_reason"]``, as in the pool.
@@ -169,6 +173,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         batch_size: int | None = None,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         timeout: float = 60.0,
+        start_timeout: float = 300.0,
         restart_failed: bool = False,
         max_restarts: int = 3,
         address: str | None = None,
@@ -200,6 +205,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             )
         self.num_workers = int(workers)
         self.timeout = timeout
+        self.start_timeout = start_timeout
         self.restart_failed = restart_failed
         self.max_restarts = max_restarts
         self._budget = RestartBudget(max_restarts, "RayVectorEnv")
@@ -210,8 +216,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             _Group(i, int(bounds[i]), int(bounds[i + 1])) for i in range(self.num_workers)
         ]
         self.batch_size = self._check_batch_size(batch_size)
-        if not self._ray.is_initialized():
-            self._ray.init(address=address, **(ray_init_kwargs or {}))
+        self._session = RaySession(self._ray, address, dict(ray_init_kwargs or {}))
         options = {"num_cpus": num_cpus, "max_restarts": 0, **(actor_options or {})}
         self._node_id: str | None = None  # this process's Ray node: its actors get channels
         with contextlib.suppress(Exception):  # e.g. a Ray Client driver is on no node
@@ -225,11 +230,14 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         # DISABLED: sub-envs truncated by a restart, which must be reset before stepping.
         self._must_reset: set[int] = set()
         self._last_ids: np.ndarray | None = None
+        # Whether reset() or async_reset() was called: send() steps, which needs episodes.
+        self._reset_once = False
         try:
             descriptions = self._start_all()
             self._adopt(descriptions)
         except BaseException:
             self._kill_all()
+            self._session.release()
             self.closed = True
             raise
 
@@ -254,12 +262,13 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             make = functools.partial(_sync_group, fns, self._requested_mode)
         else:
             make = functools.partial(_native_group, self._vector_env_fn, group.size)
+        self._session.api()
         group.actor = self._actor_class.remote(make, group.start)
         return group.actor.build.remote()
 
     def _start_all(self) -> list[Any]:
         refs = {group.index: self._spawn(group) for group in self._groups}
-        replies = self._gather(refs)
+        replies = self._gather(refs, timeout=self.start_timeout)
         descriptions = []
         for group in self._groups:
             reply = replies[group.index]
@@ -282,15 +291,17 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             return
         local = [g for g in groups if g.where is not None and g.where[0] == self._node_id]
         tokens = {g.index: secrets.token_bytes(16) for g in local}
+        ray = self._session.api()
         refs = {g.index: g.actor.open_channel.remote(tokens[g.index]) for g in local}
         for group in local:
             with contextlib.suppress(Exception):
-                path = self._ray.get(refs[group.index], timeout=self.timeout)
+                path = ray.get(refs[group.index], timeout=self.start_timeout)
                 group.channel = connect(path, tokens[group.index], self.timeout)
 
     def _submit(self, group: _Group, command: str, data: Any) -> Any:
         """Send one command to a group's actor; return what :meth:`_gather` waits on."""
         if group.channel is None:
+            self._session.api()
             return group.actor.run.remote(command, data)
         pending = Pending(group.channel)
         try:
@@ -323,22 +334,34 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
 
     # Sending and gathering -------------------------------------------------------------------
 
-    def _gather(self, refs: dict[int, Any], enough: int | None = None) -> dict[int, Any]:
+    def _gather(
+        self, refs: dict[int, Any], enough: int | None = None, timeout: float | None = None
+    ) -> dict[int, Any]:
         """Wait for the replies of ``refs`` (all, or ``enough`` sub-envs' worth).
 
         ``refs`` maps group indices to Ray object refs or direct-channel :class:`Pending`
         replies (what :meth:`_submit` returned).
 
+        Args:
+            refs: what to wait for.
+            enough: how many sub-envs' replies are enough (``None``: all).
+            timeout: seconds to wait (default ``timeout``; ``start_timeout`` for actors
+                starting).
+
         Returns:
             Group index to the reply ``(result, success)``, or a :class:`_Failure` for an
-            actor that died or did not answer within ``timeout``.
+            actor that died or did not answer in time.
+
+        Raises:
+            palaestra.error.WorkerError: if Ray was shut down.
         """
-        ray = self._ray
-        deadline = time.monotonic() + self.timeout
+        timeout = self.timeout if timeout is None else timeout
+        ray = self._session.api()
+        deadline = time.monotonic() + timeout
         if enough is None and not any(isinstance(r, Pending) for r in refs.values()):
             # Lockstep over Ray calls: one ray.get for all; failures take the careful path.
             try:
-                values = ray.get(list(refs.values()), timeout=self.timeout)
+                values = ray.get(list(refs.values()), timeout=timeout)
                 return dict(zip(refs, values))
             except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
                 pass
@@ -351,9 +374,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             if not ready:
                 for index in pending:
                     group = self._groups[index]
-                    replies[index] = _Failure(
-                        group, f"did not answer within {self.timeout} s (hung)"
-                    )
+                    replies[index] = _Failure(group, f"did not answer within {timeout} s (hung)")
                     self._kill(group)
                 return replies
             for index in ready:
@@ -382,7 +403,9 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                     return [i for i, p in channels.items() if p.fileno() in ready_fds]
             if refs:
                 wait = 0 if channels else left
-                ready, _ = self._ray.wait(list(refs.values()), num_returns=1, timeout=wait)
+                ready, _ = self._session.api().wait(
+                    list(refs.values()), num_returns=1, timeout=wait
+                )
                 if ready:
                     return [i for i, r in refs.items() if r in ready]
             if left <= 0:
@@ -402,9 +425,10 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             if isinstance(reply, OSError):  # the command could not be sent
                 return _Failure(group, f"died ({_first_line(reply)})")
             return reply
+        ray = self._session.api()
         try:
-            return self._ray.get(item)
-        except self._ray.exceptions.RayActorError as error:
+            return ray.get(item)
+        except ray.exceptions.RayActorError as error:
             return _Failure(group, f"died ({_first_line(error)})")
 
     def _run(
@@ -413,8 +437,24 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         """Send ``command`` to the groups in ``data`` (or collect ``refs``); resolve failures."""
         if refs is None:
             refs = {i: self._submit(self._groups[i], command, d) for i, d in data.items()}
-        replies = self._gather(refs)
+        replies = self._gather_owed(refs)
         return self._resolve(command, data, replies)
+
+    def _gather_owed(self, refs: dict[int, Any]) -> dict[int, Any]:
+        """Gather the replies of a lockstep call; until then they count as in flight.
+
+        A Ctrl-C during the wait leaves them there, and the next call's :meth:`_drain`
+        reads them first: a direct channel would otherwise hand the interrupted call's
+        reply to the next call as its own.
+        """
+        for index, ref in refs.items():
+            self._in_flight[index] = ref
+            self._in_flight_command[index] = "interrupted"
+        replies = self._gather(refs)
+        for index in refs:
+            self._in_flight.pop(index, None)
+            self._in_flight_command.pop(index, None)
+        return replies
 
     def _resolve(self, command: str, data: dict[int, Any], replies: dict[int, Any]) -> _Round:
         round_ = _Round()
@@ -470,7 +510,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 self._lost[group.index] = failure.what
                 raise self._exception(failure, exhausted=True)
             self._kill(group)
-            replies = self._gather({group.index: self._spawn(group)})
+            replies = self._gather({group.index: self._spawn(group)}, timeout=self.start_timeout)
             reply = replies[group.index]
             if isinstance(reply, _Failure):
                 failure = reply
@@ -538,10 +578,10 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             with contextlib.suppress(OSError):
                 group.channel.close()
             group.channel = None
-        if group.actor is not None:
+        if group.actor is not None and self._session.running():
             with contextlib.suppress(Exception):
                 self._ray.kill(group.actor, no_restart=True)
-            group.actor = None
+        group.actor = None
         self._in_flight.pop(group.index, None)
         self._in_flight_command.pop(group.index, None)
 
@@ -667,6 +707,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 group_options = {**(options or {}), "reset_mask": mask[group.start : group.stop]}
             data[group.index] = {"seed": seeds[group.start : group.stop], "options": group_options}
         round_ = self._run("reset", data)
+        self._reset_once = True
         self._must_reset -= set(range(self.num_envs) if mask is None else np.flatnonzero(mask))
         info: dict[str, Any] = {}
         for index, (observations, group_info) in round_.results.items():
@@ -695,7 +736,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         if self._must_reset:
             raise disabled_step_error(sorted(self._must_reset))
         commands, data = self._step_data(self._groups, actions, None)
-        round_ = self._resolve_step(commands, data, self._gather(self._send(commands, data)))
+        round_ = self._resolve_step(commands, data, self._gather_owed(self._send(commands, data)))
         return self._step_batch(self._groups, round_)
 
     def _resolve_step(self, commands: dict[int, str], data: dict[int, Any], replies: Any) -> _Round:
@@ -716,6 +757,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             self._in_flight[group.index] = self._submit(group, "reset", data)
             self._in_flight_command[group.index] = "reset_batch"
         self._autoreset_next.clear()
+        self._reset_once = True
 
     def send(self, actions: Any, env_ids: Any = None) -> None:
         """Send ``actions`` to sub-environments ``env_ids`` (default: the last ``recv``'s).
@@ -724,10 +766,13 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             ValueError: for ids that are not distinct integers in ``[0, num_envs)``, split a
                 group, address a busy group or mismatch the actions, and for no ids before
                 any ``recv``.
+            palaestra.error.ResetNeeded: before any ``reset`` or ``async_reset`` (nothing
+                is sent).
         """
         self._assert_usable()
         if env_ids is None and self._last_ids is None:
             raise ValueError("send() without env_ids needs a recv() first to name them.")
+        _refuse_send_before_reset("RayVectorEnv", self._reset_once)
         ids = np.asarray(self._last_ids if env_ids is None else env_ids)
         if ids.ndim != 1 or (ids.size and ids.dtype.kind not in "iu"):
             raise ValueError(f"env_ids must be a 1-D sequence of integer indices, got {env_ids!r}.")
@@ -857,12 +902,25 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         return None if all(frame is None for frame in frames) else frames
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Close every actor's sub-environments, then end the actors."""
-        ray = self._ray
-        refs = [g.actor.close.remote() for g in self._groups if g.actor is not None]
-        with contextlib.suppress(Exception):
-            ray.wait(refs, num_returns=len(refs), timeout=min(self.timeout, 10.0))
-        self._kill_all()
+        """Close every actor's sub-environments, end the actors, and let Ray go.
+
+        Ray itself is shut down when this env started it and is the last open one using
+        it. After the user's ``ray.shutdown()`` (which ended the actors) nothing is left
+        to do, and nothing is raised.
+        """
+        try:
+            if self._session.running():
+                ray = self._ray
+                refs = []
+                for group in self._groups:
+                    if group.actor is not None:
+                        with contextlib.suppress(Exception):
+                            refs.append(group.actor.close.remote())
+                with contextlib.suppress(Exception):
+                    ray.wait(refs, num_returns=len(refs), timeout=min(self.timeout, 10.0))
+            self._kill_all()
+        finally:
+            self._session.release()
 
 
 def _reason(failure: _Failure, short: bool = False) -> str:
