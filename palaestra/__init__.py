@@ -16,8 +16,6 @@ from palaestra import (
     logger,
     spaces,
     utils,
-    vector,
-    wrappers,
 )
 from palaestra._lazy import submodule_getattr
 from palaestra.core import (
@@ -66,5 +64,10 @@ __all__ = [
     "__version__",
 ]
 
-# Submodules (e.g. ``palaestra.wrappers.common``) are imported when first named, as attributes.
+# Submodules (``palaestra.vector``, ``palaestra.wrappers.common``...) are imported when first
+# named, as attributes: ``import palaestra`` loads only what making a single env needs.
 __getattr__ = submodule_getattr(__name__)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
