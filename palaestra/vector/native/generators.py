@@ -158,6 +158,37 @@ class GeneratorBatch:
         # A draw made ahead from the old stream is dropped (the new state is in place).
         self._ahead_ready[rows] = False
 
+    def use_compiled_draws(self) -> None:
+        """Draw with numba from now on, every stream continuing from where it is.
+
+        Generator objects become array states and draws made ahead are given back to their
+        streams, so the next draws are the ones the numpy path would have made.
+
+        Example:
+            >>> batch = GeneratorBatch(1)
+            >>> batch.seed(np.array([0]), [3])
+            >>> expected = batch.generators[0].random(2)
+            >>> batch.use_compiled_draws()  # doctest: +SKIP
+            >>> bool(np.all(batch.draw_doubles(None, 2)[0] == expected))  # doctest: +SKIP
+            True
+        """
+        from palaestra.vector.native.compiled import compiled_draw_doubles
+
+        if self._objects is not None:
+            rows = np.flatnonzero(self.seeded)
+            if len(rows):
+                states = [self._objects[row].bit_generator.state["state"] for row in rows]  # type: ignore[union-attr]
+                (
+                    self._high[rows],
+                    self._low[rows],
+                    self._inc_high[rows],
+                    self._inc_low[rows],
+                ) = split_state(states)
+            self._objects = None
+        self._drop_ahead()
+        self._jumps.clear()
+        self._compiled_draw = compiled_draw_doubles
+
     def rows(self, indices: np.ndarray | None = None) -> GeneratorRows:
         """Return the streams at ``indices`` (all for ``None``), for batched draws."""
         return GeneratorRows(self, indices)

@@ -56,6 +56,8 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
     """
 
     single_env_class = CartPoleEnv
+    # The compiled loop checks the actions itself.
+    compiled_checks_actions = True
 
     def __init__(
         self,
@@ -85,13 +87,8 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         self._constant_reward = None
         if self._rewards[0] == self._rewards[1]:
             self._constant_reward = float(self._rewards[0])
-        self._compiled_advance = None
         if self.accelerator == "numba":
-            from palaestra.envs.classic_control.vector._compiled import compile_cartpole
-
-            self._compiled_advance = compile_cartpole(self.params, sutton_barto_reward)
-            # The compiled loop checks the actions itself.
-            self._action_bounds = None
+            self._install_compiled_advance()
 
     def step(
         self, action: np.ndarray
@@ -113,6 +110,12 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
     def observe(self, states: np.ndarray) -> np.ndarray:
         """Return the states as float32."""
         return states.astype(np.float32)
+
+    def compile_advance(self) -> Any:
+        """Return the compiled batch step of these parameters and reward (``compile_cartpole``)."""
+        from palaestra.envs.classic_control.vector._compiled import compile_cartpole
+
+        return compile_cartpole(self.params, self.sutton_barto_reward)
 
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray

@@ -62,11 +62,8 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
     ):
         super().__init__(num_envs, max_episode_steps, render_mode, autoreset_mode, accelerator, g=g)
         self.last_u = np.full(self.num_envs, np.nan, dtype=np.float32)
-        self._compiled_advance = None
         if self.accelerator == "numba":
-            from palaestra.envs.classic_control.vector._compiled import compile_pendulum
-
-            self._compiled_advance = compile_pendulum(self.params)
+            self._install_compiled_advance()
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Uniform angles and velocities within the (optionally overridden) bounds."""
@@ -82,6 +79,12 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
     def observe(self, states: np.ndarray) -> np.ndarray:
         """``(cos theta, sin theta, theta_dot)`` as float32."""
         return pendulum_observation(states)
+
+    def compile_advance(self) -> Any:
+        """Return the compiled batch step of these parameters (see ``compile_pendulum``)."""
+        from palaestra.envs.classic_control.vector._compiled import compile_pendulum
+
+        return compile_pendulum(self.params)
 
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
