@@ -45,7 +45,7 @@ def test_a_run_moving_to_numba_mid_episode_gives_the_numpy_trajectory(env_id, au
 
 
 def test_a_large_batch_moves_its_array_streams_where_they_are(autoreset_mode):
-    # Above 256 sub-envs the numpy streams are arrays with draws made ahead: given back.
+    # Above 32 sub-envs the numpy streams are arrays with draws made ahead: given back.
     actions = random_actions("CartPole-v1", 300, 60)
     expected = record(make_native("CartPole-v1", 300, autoreset_mode, accelerator="numpy"), actions)
     envs = make_native("CartPole-v1", 300, autoreset_mode, accelerator="numpy")
