@@ -31,6 +31,13 @@ def moving_at(envs: Any, actions: list[Any], step: int) -> Iterator[Any]:
         yield action
 
 
+def moving_by_itself_at(envs: Any, actions: list[Any], step: int) -> Iterator[Any]:
+    """``actions``, checking that ``envs`` is on numpy before action ``step``, numba after."""
+    for index, action in enumerate(actions):
+        assert envs.accelerator == ("numpy" if index <= step else "numba")
+        yield action
+
+
 def make_native(env_id: str, num_envs: int, autoreset_mode: str, **kwargs: Any) -> Any:
     return gym.make_vec(env_id, num_envs, autoreset_mode=autoreset_mode, **kwargs)
 
@@ -53,25 +60,33 @@ def test_a_large_batch_moves_its_array_streams_where_they_are(autoreset_mode):
     assert_same_trajectory(expected, actual)
 
 
-def test_auto_moves_by_itself_once_it_has_stepped_for_compile_after_seconds(monkeypatch):
+def test_auto_moves_by_itself_once_it_has_taken_compile_after_steps(monkeypatch):
     monkeypatch.setattr(CartPoleVectorEnv, "compile_after_seconds", 0.0)
+    monkeypatch.setattr(CartPoleVectorEnv, "compile_after_steps", 48)
     actions = random_actions("CartPole-v1", 4, 80)
     envs = CartPoleVectorEnv(4)
     assert envs.accelerator == "numpy"
-    actual = record(envs, actions)
+    actual = record(envs, moving_by_itself_at(envs, actions, 48))
     assert envs.accelerator == "numba"
     assert_same_trajectory(record(CartPoleVectorEnv(4, accelerator="numpy"), actions), actual)
 
 
-def test_auto_stays_on_numpy_while_the_run_is_short(monkeypatch):
+def test_auto_stays_on_numpy_until_the_run_has_lasted_compile_after_seconds(monkeypatch):
     monkeypatch.setattr(CartPoleVectorEnv, "compile_after_seconds", 3600.0)
+    monkeypatch.setattr(CartPoleVectorEnv, "compile_after_steps", 0)
     envs = CartPoleVectorEnv(4)
     record(envs, random_actions("CartPole-v1", 4, 100))
     assert envs.accelerator == "numpy"
 
 
+def test_the_default_waits_longer_than_a_short_script():
+    # A 2,000-step script (the start-up benchmark's) never pays for numba, on any machine.
+    assert CartPoleVectorEnv.compile_after_steps > 2_000
+
+
 def test_once_an_env_has_moved_later_auto_envs_move_at_their_first_step(monkeypatch):
     monkeypatch.setattr(CartPoleVectorEnv, "compile_after_seconds", 3600.0)
+    monkeypatch.setattr(CartPoleVectorEnv, "compile_after_steps", 10**9)
     CartPoleVectorEnv(2, accelerator="numpy").use_compiled_path()
     envs = CartPoleVectorEnv(2)
     envs.reset(seed=0)
@@ -81,6 +96,7 @@ def test_once_an_env_has_moved_later_auto_envs_move_at_their_first_step(monkeypa
 
 def test_explicit_numpy_never_moves(monkeypatch):
     monkeypatch.setattr(CartPoleVectorEnv, "compile_after_seconds", 0.0)
+    monkeypatch.setattr(CartPoleVectorEnv, "compile_after_steps", 0)
     envs = CartPoleVectorEnv(4, accelerator="numpy")
     record(envs, random_actions("CartPole-v1", 4, 40))
     assert envs.accelerator == "numpy"
@@ -93,6 +109,7 @@ def test_explicit_numba_is_compiled_from_the_start():
 def test_auto_without_numba_never_tries_to_move(monkeypatch):
     monkeypatch.setattr(CartPoleVectorEnv, "compile_after_seconds", 0.0)
     monkeypatch.setattr(base, "numba_installed", lambda: False)
+    monkeypatch.setattr(CartPoleVectorEnv, "compile_after_steps", 0)
     envs = CartPoleVectorEnv(4)
     record(envs, random_actions("CartPole-v1", 4, 40))
     assert envs.accelerator == "numpy"
@@ -104,6 +121,7 @@ def test_a_failed_move_warns_and_keeps_the_numpy_results(monkeypatch):
 
     monkeypatch.setattr(CartPoleVectorEnv, "compile_after_seconds", 0.0)
     monkeypatch.setattr(CartPoleVectorEnv, "compile_advance", broken)
+    monkeypatch.setattr(CartPoleVectorEnv, "compile_after_steps", 0)
     actions = random_actions("CartPole-v1", 4, 40)
     envs = CartPoleVectorEnv(4)
     with pytest.warns(UserWarning, match="stays on numpy.*numba is broken here"):

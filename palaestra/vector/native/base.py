@@ -57,7 +57,12 @@ from palaestra.vector.native.accelerator import (
 )
 from palaestra.vector.native.bookkeeping import NO_LIMIT, close_step
 from palaestra.vector.native.generators import GeneratorBatch, GeneratorRows
-from palaestra.vector.native.tiers import COMPILE_AFTER_SECONDS, PromotionClock, mark_promoted
+from palaestra.vector.native.tiers import (
+    COMPILE_AFTER_SECONDS,
+    COMPILE_AFTER_STEPS,
+    PromotionClock,
+    mark_promoted,
+)
 from palaestra.vector.utils import batch_space
 from palaestra.vector.vector_env import AutoresetMode, VectorEnv
 
@@ -83,9 +88,10 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             subclass has them, and compiled random draws; needs the ``fast`` extra). ``None``
             reads the ``PALAESTRA_ACCELERATOR`` environment variable, else ``"auto"``: a
             subclass with compiled dynamics (see :meth:`compile_advance`) starts on numpy
-            and, when numba is installed, moves to it between two steps once it has stepped
-            for :attr:`compile_after_seconds` (see :mod:`palaestra.vector.native.tiers`), with
-            the same results; :attr:`accelerator` names the path in use.
+            and, when numba is installed, moves to it between two steps once it has taken
+            :attr:`compile_after_steps` steps over :attr:`compile_after_seconds` (see
+            :mod:`palaestra.vector.native.tiers`), with the same results;
+            :attr:`accelerator` names the path in use.
         env_kwargs: keyword arguments of the single environment class.
 
     Raises:
@@ -106,7 +112,8 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     row_by_row_max_envs = 0
     # Whether the compiled step checks Discrete actions itself (then the base does not).
     compiled_checks_actions = False
-    # Under "auto": seconds of stepping before the env moves to its compiled path.
+    # Under "auto": the steps, and seconds of stepping, before the env moves to numba.
+    compile_after_steps = COMPILE_AFTER_STEPS
     compile_after_seconds = COMPILE_AFTER_SECONDS
 
     def __init__(
@@ -144,7 +151,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.accelerator = "numpy" if requested == "auto" else resolve_accelerator(requested)
         self._promotion: PromotionClock | None = None
         if requested == "auto" and self.has_compiled_dynamics() and numba_installed():
-            self._promotion = PromotionClock(self.compile_after_seconds)
+            self._promotion = PromotionClock(self.compile_after_seconds, self.compile_after_steps)
         self._compiled_advance: Any = None
         self.row_by_row = self.accelerator == "numpy" and self.num_envs <= self.row_by_row_max_envs
         self.generators = GeneratorBatch(self.num_envs, compiled=self.accelerator == "numba")
@@ -208,9 +215,10 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
         Every sub-environment keeps its state, its step count and its random stream's
         position, so a run gives the same observations, rewards and flags whether it moves
-        or not. An ``"auto"`` env does this by itself once it has stepped for
-        :attr:`compile_after_seconds`; the call loads (or, with an empty cache, compiles)
-        the kernels, which the first compiled steps finish loading.
+        or not. An ``"auto"`` env does this by itself once it has taken
+        :attr:`compile_after_steps` steps over :attr:`compile_after_seconds`; the call loads
+        (or, with an empty cache, compiles) the kernels, which the first compiled steps
+        finish loading.
 
         Raises:
             palaestra.error.DependencyNotInstalled: if numba is not installed.
