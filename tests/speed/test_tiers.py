@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -76,6 +77,18 @@ def test_auto_stays_on_numpy_until_the_run_has_lasted_compile_after_seconds(monk
     monkeypatch.setattr(CartPoleVectorEnv, "compile_after_steps", 0)
     envs = CartPoleVectorEnv(4)
     record(envs, random_actions("CartPole-v1", 4, 100))
+    assert envs.accelerator == "numpy"
+
+
+def test_only_the_envs_own_step_time_counts_not_the_time_between_steps(monkeypatch):
+    # A training loop spends most of its time between steps: that does not make numba pay.
+    monkeypatch.setattr(CartPoleVectorEnv, "compile_after_seconds", 1.0)
+    monkeypatch.setattr(CartPoleVectorEnv, "compile_after_steps", 0)
+    envs = CartPoleVectorEnv(2)
+    envs.reset(seed=0)
+    for _ in range(25):
+        time.sleep(0.05)
+        envs.step(envs.action_space.sample())
     assert envs.accelerator == "numpy"
 
 

@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -89,7 +90,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             reads the ``PALAESTRA_ACCELERATOR`` environment variable, else ``"auto"``: a
             subclass with compiled dynamics (see :meth:`compile_advance`) starts on numpy
             and, when numba is installed, moves to it between two steps once it has taken
-            :attr:`compile_after_steps` steps over :attr:`compile_after_seconds` (see
+            :attr:`compile_after_steps` steps lasting :attr:`compile_after_seconds` (see
             :mod:`palaestra.vector.native.tiers`), with the same results;
             :attr:`accelerator` names the path in use.
         env_kwargs: keyword arguments of the single environment class.
@@ -216,7 +217,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         Every sub-environment keeps its state, its step count and its random stream's
         position, so a run gives the same observations, rewards and flags whether it moves
         or not. An ``"auto"`` env does this by itself once it has taken
-        :attr:`compile_after_steps` steps over :attr:`compile_after_seconds`; the call loads
+        :attr:`compile_after_steps` steps lasting :attr:`compile_after_seconds`; the call loads
         (or, with an empty cache, compiles) the kernels, which the first compiled steps
         finish loading.
 
@@ -374,8 +375,16 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             raise error.ResetNeeded(
                 f"Cannot call `{type(self).__name__}.step` before `reset`; call reset() first."
             )
-        if self._promotion is not None and self._promotion.due():
-            self._promote()
+        promotion = self._promotion
+        if promotion is not None and promotion.sampling():
+            started = time.perf_counter()
+            result = self._step_checked(actions)
+            if promotion.sampled(time.perf_counter() - started):
+                self._promote()
+            return result
+        return self._step_checked(actions)
+
+    def _step_checked(self, actions: Any) -> Any:
         actions = self._checked_actions(actions)
         if not len(self._ended_rows):
             return self._step_all(actions, None)

@@ -4,10 +4,10 @@ Loading the compiled path costs a process the import of numba (a few tenths of a
 ~50 MiB) plus loading each cached kernel (or, the first time on a machine, compiling it:
 seconds). A short script never earns that back; a long run does within seconds. So under
 ``accelerator="auto"`` an env steps on numpy from its first step, and once it has taken
-:data:`COMPILE_AFTER_STEPS` steps over at least :data:`COMPILE_AFTER_SECONDS` it moves to numba
-between two steps, each sub-environment's state and random stream carried over as they are.
-Both paths give the same bits, so the results never depend on when (or whether) the move
-happens.
+:data:`COMPILE_AFTER_STEPS` steps that lasted :data:`COMPILE_AFTER_SECONDS` in all (its own
+steps, not the time between them) it moves to numba between two steps, each sub-environment's
+state and random stream carried over as they are. Both paths give the same bits, so the
+results never depend on when (or whether) the move happens.
 
 The move loads the kernels in the stepping thread. Loading them in a background thread was
 measured to cost more: the two threads share the GIL, so the load takes two to four times as
@@ -18,19 +18,17 @@ Once one env of a process has moved, later envs move at their first step (numba 
 paid for; their kernels cost a load each, nothing when they share the first one's).
 
 Example:
-    >>> clock = PromotionClock(after_seconds=0.0, after_steps=32)
-    >>> [clock.due() for _ in range(33)].index(True)  # asked before each step
-    32
+    >>> clock = PromotionClock(after_seconds=0.5, after_steps=0)
+    >>> clock.sampling(), clock.sampled(0.1)  # a first step of 0.1 s stands for 16
+    (True, True)
 """
 
 from __future__ import annotations
 
-import time
-
 __all__ = ["COMPILE_AFTER_SECONDS", "COMPILE_AFTER_STEPS", "PromotionClock", "mark_promoted"]
 
 COMPILE_AFTER_SECONDS = 1.0
-"""Seconds of stepping after which an ``"auto"`` env moves to its compiled path.
+"""Seconds of stepping (the env's own) after which an ``"auto"`` env moves to numba.
 
 About the pause the move costs with a warm cache: a run that has lasted this long is likely
 to last as long again (and then the move has paid), while a short script (thousands of steps
@@ -57,11 +55,20 @@ def mark_promoted() -> None:
 class PromotionClock:
     """Says when an ``"auto"`` env has stepped long enough to move to its compiled path.
 
+    The time counted is the env's own: every 16th step is timed and stands for the 16, so
+    that a training loop, whose steps are a small part of its time, moves only once its env
+    steps themselves have added up (and the timing costs next to nothing).
+
     Args:
-        after_seconds: how long stepping must have lasted, from the first :meth:`due`.
+        after_seconds: how long the env's steps must have lasted in all.
         after_steps: how many steps must have been taken first.
 
     Both are ignored once an env of the process has moved (see :func:`mark_promoted`).
+
+    Example:
+        >>> clock = PromotionClock(after_seconds=0.0, after_steps=32)
+        >>> [clock.sampling() and clock.sampled(1e-5) for _ in range(40)].index(True)
+        32
     """
 
     def __init__(
@@ -71,22 +78,22 @@ class PromotionClock:
     ):
         self.after_seconds = after_seconds
         self.after_steps = after_steps
-        self._first_look: float | None = None
+        self.steps = 0
+        self.seconds = 0.0
         self._countdown = 1
-        self._steps = -1
 
-    def due(self) -> bool:
-        """Say whether to move now (asked before each step; it looks at the clock now and then)."""
+    def sampling(self) -> bool:
+        """Say whether to time this step (asked before each step; true every 16th)."""
         self._countdown -= 1
         if self._countdown:
             return False
-        # Steps taken before this one: the countdown runs from the first step, every
-        # _CHECK_EVERY steps after it.
-        self._steps += 1 if self._first_look is None else _CHECK_EVERY
         self._countdown = _CHECK_EVERY
+        return True
+
+    def sampled(self, seconds: float) -> bool:
+        """Count a timed step that lasted ``seconds``; say whether to move now."""
+        self.steps += 1 if not self.steps else _CHECK_EVERY
+        self.seconds += seconds * _CHECK_EVERY
         if _promoted[0]:
             return True
-        now = time.perf_counter()
-        if self._first_look is None:
-            self._first_look = now
-        return self._steps >= self.after_steps and now - self._first_look >= self.after_seconds
+        return self.steps >= self.after_steps and self.seconds >= self.after_seconds
