@@ -16,8 +16,6 @@ from palaestra import (
     logger,
     spaces,
     utils,
-    vector,
-    wrappers,
 )
 from palaestra._lazy import submodule_getattr
 from palaestra.core import (
@@ -68,7 +66,8 @@ __all__ = [
     "__version__",
 ]
 
-# Submodules (e.g. ``palaestra.wrappers.common``) are imported when first named, as attributes.
+# Submodules (``palaestra.vector``, ``palaestra.wrappers.common``...) are imported when first
+# named, as attributes: ``import palaestra`` loads only what making a single env needs.
 __getattr__ = submodule_getattr(__name__)
 
 # An uncaught error of a library that rejected a palaestra object for not being the real
@@ -76,3 +75,7 @@ __getattr__ = submodule_getattr(__name__)
 from palaestra.compat._hints import install_excepthook as _install_excepthook
 
 _install_excepthook()
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

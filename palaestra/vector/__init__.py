@@ -16,9 +16,7 @@ Example:
     >>> envs.close()
 """
 
-from palaestra.vector import utils
-from palaestra.vector.async_vector_env import AsyncVectorEnv
-from palaestra.vector.pool import PoolVectorEnv
+from palaestra._lazy import lazy_attributes
 from palaestra.vector.sync_vector_env import SyncVectorEnv
 from palaestra.vector.vector_env import (
     AutoresetMode,
@@ -41,3 +39,18 @@ __all__ = [
     "utils",
     "AutoresetMode",
 ]
+
+# The process-based vector envs (and the shared-memory helpers) are imported on first use:
+# most scripts never start a worker, and these modules are a third of ``import palaestra``.
+__getattr__, _dir = lazy_attributes(
+    __name__,
+    {
+        "AsyncVectorEnv": "async_vector_env",
+        "PoolVectorEnv": "pool",
+        "utils": "utils",
+    },
+)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_dir()))

@@ -64,9 +64,11 @@ def test_the_environment_variable_overrides_auto(monkeypatch):
 
 
 @pytest.mark.skipif(not NUMBA, reason="needs numba")
-def test_default_make_vec_uses_numba_when_installed(monkeypatch):
+def test_default_make_vec_starts_on_numpy_and_is_set_to_move_to_numba(monkeypatch):
     monkeypatch.delenv(accelerator.ACCELERATOR_VARIABLE, raising=False)
-    assert gym.make_vec("Acrobot-v1", 64).accelerator == "numba"
+    envs = gym.make_vec("Acrobot-v1", 64)
+    assert envs.accelerator == "numpy"
+    assert envs._promotion is not None
 
 
 def test_cartpole_vector_env_is_importable_at_gymnasiums_path():

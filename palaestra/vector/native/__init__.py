@@ -17,6 +17,8 @@ The pieces, each in its own module:
 - :class:`ScalarPowArray` / :func:`scalar_pow_square` (:mod:`.exact_squares`): array squares
   that round as numpy scalars' ``** 2``.
 - :func:`resolve_accelerator` (:mod:`.accelerator`): ``"auto"``, ``"numpy"`` or ``"numba"``.
+- :class:`~.tiers.PromotionClock` (:mod:`.tiers`): when an ``"auto"`` env moves from numpy to
+  numba.
 - :mod:`.compiled` (numba only, imported on demand): a numba pipeline scoped to palaestra's
   functions, exact powers, compiled draws and bookkeeping.
 
@@ -32,6 +34,8 @@ from palaestra.vector.native.accelerator import (
     ACCELERATOR_VARIABLE,
     ACCELERATORS,
     numba_available,
+    numba_installed,
+    requested_accelerator,
     resolve_accelerator,
 )
 from palaestra.vector.native.base import NativeVectorEnv, Transition
@@ -50,6 +54,8 @@ __all__ = [
     "scalar_pow_square",
     "resolve_accelerator",
     "numba_available",
+    "numba_installed",
+    "requested_accelerator",
     "ACCELERATORS",
     "ACCELERATOR_VARIABLE",
 ]

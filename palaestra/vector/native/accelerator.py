@@ -3,12 +3,17 @@
 ``"auto"`` (the default) takes numba when it is installed and numpy otherwise; the
 ``PALAESTRA_ACCELERATOR`` environment variable overrides the default for a whole process
 (``PALAESTRA_ACCELERATOR=numpy`` runs everything without numba, as a machine without it would).
+The natively batched classic-control envs take ``"auto"`` in tiers: they start on numpy and
+move to numba once a run has lasted long enough to pay for loading it
+(:mod:`palaestra.vector.native.tiers`).
 
 Example:
     >>> resolve_accelerator("numpy")
     'numpy'
     >>> resolve_accelerator("auto") in ("numpy", "numba")
     True
+    >>> requested_accelerator("auto")
+    'auto'
 """
 
 from __future__ import annotations
@@ -19,7 +24,14 @@ import os
 
 from palaestra.error import DependencyNotInstalled
 
-__all__ = ["ACCELERATOR_VARIABLE", "ACCELERATORS", "numba_available", "resolve_accelerator"]
+__all__ = [
+    "ACCELERATOR_VARIABLE",
+    "ACCELERATORS",
+    "numba_available",
+    "numba_installed",
+    "requested_accelerator",
+    "resolve_accelerator",
+]
 
 ACCELERATOR_VARIABLE = "PALAESTRA_ACCELERATOR"
 ACCELERATORS = ("auto", "numpy", "numba")
@@ -45,6 +57,43 @@ def numba_available() -> bool:
     return True
 
 
+@functools.cache
+def numba_installed() -> bool:
+    """Whether numba is installed, checked without importing it (checked once per process).
+
+    Importing numba costs a few tenths of a second and ~50 MiB: the tiered ``"auto"`` asks
+    only this until it actually loads the compiled path (and stays on numpy if that fails).
+
+    Example:
+        >>> isinstance(numba_installed(), bool)
+        True
+    """
+    return importlib.util.find_spec("numba") is not None
+
+
+def requested_accelerator(requested: str | None) -> str:
+    """Return the accelerator asked for: ``"auto"``, ``"numpy"`` or ``"numba"``.
+
+    Args:
+        requested: a name or ``None``; ``None`` reads ``$PALAESTRA_ACCELERATOR``, and without
+            it means ``"auto"``.
+
+    Raises:
+        ValueError: for an unknown name (from the argument or the environment variable).
+
+    Example:
+        >>> requested_accelerator("numpy")
+        'numpy'
+    """
+    choice = requested or os.environ.get(ACCELERATOR_VARIABLE) or "auto"
+    if choice not in ACCELERATORS:
+        raise ValueError(
+            f"Unknown accelerator {choice!r} (from the argument or ${ACCELERATOR_VARIABLE}); "
+            f"expected one of {ACCELERATORS}."
+        )
+    return choice
+
+
 def resolve_accelerator(requested: str | None) -> str:
     """Return the accelerator to use, ``"numpy"`` or ``"numba"``.
 
@@ -57,12 +106,7 @@ def resolve_accelerator(requested: str | None) -> str:
         ValueError: for an unknown name (from the argument or the environment variable).
         palaestra.error.DependencyNotInstalled: for ``"numba"`` when numba is missing.
     """
-    choice = requested or os.environ.get(ACCELERATOR_VARIABLE) or "auto"
-    if choice not in ACCELERATORS:
-        raise ValueError(
-            f"Unknown accelerator {choice!r} (from the argument or ${ACCELERATOR_VARIABLE}); "
-            f"expected one of {ACCELERATORS}."
-        )
+    choice = requested_accelerator(requested)
     if choice == "auto":
         return "numba" if numba_available() else "numpy"
     if choice == "numba" and not numba_available():

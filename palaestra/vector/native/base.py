@@ -37,12 +37,13 @@ Example:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from palaestra import error, spaces
+from palaestra import error, logger, spaces
 from palaestra.core import Env
 from palaestra.vector._arguments import (
     autoreset_mode_from,
@@ -50,9 +51,19 @@ from palaestra.vector._arguments import (
     split_reset_mask,
     values_per_env,
 )
-from palaestra.vector.native.accelerator import resolve_accelerator
+from palaestra.vector.native.accelerator import (
+    numba_installed,
+    requested_accelerator,
+    resolve_accelerator,
+)
 from palaestra.vector.native.bookkeeping import NO_LIMIT, close_step
 from palaestra.vector.native.generators import GeneratorBatch, GeneratorRows
+from palaestra.vector.native.tiers import (
+    COMPILE_AFTER_SECONDS,
+    COMPILE_AFTER_STEPS,
+    PromotionClock,
+    mark_promoted,
+)
 from palaestra.vector.utils import batch_space
 from palaestra.vector.vector_env import AutoresetMode, VectorEnv
 
@@ -77,8 +88,12 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
         accelerator: ``"auto"``, ``"numpy"`` or ``"numba"`` (compiled dynamics where the
             subclass has them, and compiled random draws; needs the ``fast`` extra). ``None``
-            reads the ``PALAESTRA_ACCELERATOR`` environment variable, else ``"auto"``: numba
-            when installed, numpy otherwise.
+            reads the ``PALAESTRA_ACCELERATOR`` environment variable, else ``"auto"``: a
+            subclass with compiled dynamics (see :meth:`compile_advance`) starts on numpy
+            and, when numba is installed, moves to it between two steps once it has taken
+            :attr:`compile_after_steps` steps lasting :attr:`compile_after_seconds` (see
+            :mod:`palaestra.vector.native.tiers`), with the same results;
+            :attr:`accelerator` names the path in use.
         parameters: per-sub-env parameters by name (see :meth:`parameter_names`): one value
             for every sub-env, or a list/tuple/1-D array with one per sub-env, as
             :meth:`set_attr` sets them. A keyword argument of the single environment that
@@ -102,6 +117,11 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     # Up to this many sub-envs, the numpy accelerator steps row by row on the single env's own
     # scalar path (see :attr:`row_by_row`): where numpy's cost per call exceeds a scalar loop.
     row_by_row_max_envs = 0
+    # Whether the compiled step checks Discrete actions itself (then the base does not).
+    compiled_checks_actions = False
+    # Under "auto": the steps, and seconds of stepping, before the env moves to numba.
+    compile_after_steps = COMPILE_AFTER_STEPS
+    compile_after_seconds = COMPILE_AFTER_SECONDS
 
     def __init__(
         self,
@@ -138,7 +158,12 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
-        self.accelerator = resolve_accelerator(accelerator)
+        requested = requested_accelerator(accelerator)
+        self.accelerator = "numpy" if requested == "auto" else resolve_accelerator(requested)
+        self._promotion: PromotionClock | None = None
+        if requested == "auto" and self.has_compiled_dynamics() and numba_installed():
+            self._promotion = PromotionClock(self.compile_after_seconds, self.compile_after_steps)
+        self._compiled_advance: Any = None
         self.row_by_row = self.accelerator == "numpy" and self.num_envs <= self.row_by_row_max_envs
         self.generators = GeneratorBatch(self.num_envs, compiled=self.accelerator == "numba")
         self.state: np.ndarray | None = None
@@ -178,6 +203,78 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             return close_step(rewards, terminations, self.elapsed_steps, restarting, limit)
 
         return plain
+
+    # The compiled path ---------------------------------------------------------------------
+
+    @classmethod
+    def has_compiled_dynamics(cls) -> bool:
+        """Whether the subclass has a compiled step (it overrides :meth:`compile_advance`)."""
+        return cls.compile_advance is not NativeVectorEnv.compile_advance
+
+    def compile_advance(self) -> Any:
+        """Return the compiled (numba) form of :meth:`advance`'s dynamics, for ``advance``.
+
+        A subclass with compiled dynamics returns what its ``advance`` then calls (kept in
+        ``self._compiled_advance``); it must give the numpy path's results bit for bit, since
+        an ``"auto"`` env moves from one to the other in the middle of a run.
+        """
+        raise NotImplementedError
+
+    def _install_compiled_advance(self, advance: Any = None) -> None:
+        """Take the compiled step; a subclass calls it at the end of ``__init__`` on numba."""
+        self._compiled_advance = self.compile_advance() if advance is None else advance
+        if self.compiled_checks_actions:
+            self._action_bounds = None
+
+    def use_compiled_path(self) -> None:
+        """Move to the compiled (numba) path now, between two steps, with the same results.
+
+        Every sub-environment keeps its state, its step count and its random stream's
+        position, so a run gives the same observations, rewards and flags whether it moves
+        or not. An ``"auto"`` env does this by itself once it has taken
+        :attr:`compile_after_steps` steps lasting :attr:`compile_after_seconds`; the call loads
+        (or, with an empty cache, compiles) the kernels, which the first compiled steps
+        finish loading.
+
+        Raises:
+            palaestra.error.DependencyNotInstalled: if numba is not installed.
+            NotImplementedError: if the env has no compiled dynamics.
+
+        Example:
+            >>> from palaestra.envs.classic_control.vector import CartPoleVectorEnv
+            >>> envs = CartPoleVectorEnv(2, accelerator="numpy")
+            >>> envs.use_compiled_path()  # doctest: +SKIP
+            >>> envs.accelerator  # doctest: +SKIP
+            'numba'
+        """
+        self._promotion = None
+        if self.accelerator == "numba":
+            return
+        if not self.has_compiled_dynamics():
+            raise NotImplementedError(f"{type(self).__name__} has no compiled dynamics.")
+        resolve_accelerator("numba")
+        # Everything that can fail (imports, building the kernels) before anything changes.
+        advance = self.compile_advance()
+        self.generators.use_compiled_draws()
+        self.accelerator = "numba"
+        self.row_by_row = False
+        self._close_step = self._choose_close_step()
+        self._install_compiled_advance(advance)
+        mark_promoted()
+
+    def _promote(self) -> None:
+        """Move an ``"auto"`` env to numba; if that fails, stay on numpy and say why."""
+        try:
+            self.use_compiled_path()
+        except Exception as e:  # a numba that does not import or compile: numpy still works
+            self._promotion = None
+            logger.warn(
+                "%s stays on numpy: its compiled path failed to load (%s: %s); pass "
+                "accelerator='numpy' to skip trying.",
+                type(self).__name__,
+                type(e).__name__,
+                e,
+            )
 
     # Hooks -------------------------------------------------------------------------------
 
@@ -293,6 +390,16 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             raise error.ResetNeeded(
                 f"Cannot call `{type(self).__name__}.step` before `reset`; call reset() first."
             )
+        promotion = self._promotion
+        if promotion is not None and promotion.sampling():
+            started = time.perf_counter()
+            result = self._step_checked(actions)
+            if promotion.sampled(time.perf_counter() - started):
+                self._promote()
+            return result
+        return self._step_checked(actions)
+
+    def _step_checked(self, actions: Any) -> Any:
         actions = self._checked_actions(actions)
         if not len(self._ended_rows):
             return self._step_all(actions, None)

@@ -7,12 +7,7 @@ Example:
     MultiDiscrete([2 2 2 2])
 """
 
-from palaestra.vector.utils.misc import CloudpickleWrapper, clear_mpi_env_vars
-from palaestra.vector.utils.shared_memory import (
-    create_shared_memory,
-    read_from_shared_memory,
-    write_to_shared_memory,
-)
+from palaestra._lazy import lazy_attributes
 from palaestra.vector.utils.space_utils import (
     batch_differing_spaces,
     batch_space,
@@ -33,3 +28,20 @@ __all__ = [
     "CloudpickleWrapper",
     "clear_mpi_env_vars",
 ]
+
+# The process helpers (multiprocessing, shared memory, cloudpickle) load on first use: a
+# natively batched env needs only the space helpers.
+__getattr__, _dir = lazy_attributes(
+    __name__,
+    {
+        "create_shared_memory": "shared_memory",
+        "read_from_shared_memory": "shared_memory",
+        "write_to_shared_memory": "shared_memory",
+        "CloudpickleWrapper": "misc",
+        "clear_mpi_env_vars": "misc",
+    },
+)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_dir()))

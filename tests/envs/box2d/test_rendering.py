@@ -152,7 +152,7 @@ def test_record_video_films_an_episode(tmp_path, env_id):
 
 
 @pytest.mark.parametrize("env_id", ["LunarLander-v3", "BipedalWalker-v3", "CarRacing-v3"])
-def test_readme_shows_the_gallery_picture_of_each_env(env_id):
-    readme = (REPO / "README.md").read_text()
-    assert f"![{env_id}](docs/images/{env_id}.png)" in readme
+def test_the_families_guide_shows_the_gallery_picture_of_each_env(env_id):
+    gallery_page = (REPO / "docs" / "guide" / "families.md").read_text()
+    assert f"![{env_id}](../images/{env_id}.png)" in gallery_page
     assert (REPO / "docs" / "images" / f"{env_id}.png").is_file()

@@ -26,14 +26,14 @@ def gallery():
 
 
 @pytest.mark.parametrize("env_id", RENDERED_IDS)
-def test_readme_shows_the_picture_of_each_env(env_id):
-    readme = (REPO / "README.md").read_text()
-    assert f"![{env_id}](docs/images/{env_id}.png)" in readme
+def test_the_families_guide_shows_the_picture_of_each_env(env_id):
+    gallery_page = (REPO / "docs" / "guide" / "families.md").read_text()
+    assert f"![{env_id}](../images/{env_id}.png)" in gallery_page
     assert (REPO / "docs" / "images" / f"{env_id}.png").is_file()
 
 
 @pytest.mark.parametrize("env_id", RENDERED_IDS)
-def test_readme_picture_is_the_gallery_scene_the_rendering_tests_check(env_id, gallery):
+def test_the_gallery_picture_is_the_gallery_scene_the_rendering_tests_check(env_id, gallery):
     picture = gallery.load_png(REPO / "docs" / "images" / f"{env_id}.png")
     reference = gallery.load_png(REPO / "tests" / "data" / "classic_control" / f"{env_id}.png")
     assert picture.dtype == reference.dtype == np.uint8

@@ -114,8 +114,8 @@ def gallery():
 
 
 @pytest.mark.parametrize("env_id", GALLERY)
-def test_readme_shows_the_gallery_picture_of_each_toy_text_env(env_id, gallery):
-    readme = (REPO / "README.md").read_text()
-    assert f"![{env_id}](docs/images/{env_id}.png)" in readme
+def test_the_families_guide_shows_the_gallery_picture_of_each_toy_text_env(env_id, gallery):
+    gallery_page = (REPO / "docs" / "guide" / "families.md").read_text()
+    assert f"![{env_id}](../images/{env_id}.png)" in gallery_page
     picture = gallery.load_png(REPO / "docs" / "images" / f"{env_id}.png")
     assert np.array_equal(picture, gallery.render_scene(env_id))

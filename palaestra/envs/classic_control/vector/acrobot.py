@@ -90,11 +90,7 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
         self.steps_draw_randomness = self.params.torque_noise_max > 0
         self._compiled_advance = None
         if self.accelerator == "numba":
-            from palaestra.envs.classic_control.vector._compiled import compile_acrobot
-
-            self._compiled_advance = compile_acrobot(
-                self.kernel_params(), self.row_params is not None
-            )
+            self._install_compiled_advance()
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Uniform float32 states within the (optionally overridden) bounds."""
@@ -105,6 +101,12 @@ class AcrobotVectorEnv(ClassicControlVectorEnv):
     def observe(self, states: np.ndarray) -> np.ndarray:
         """``(cos t1, sin t1, cos t2, sin t2, dt1, dt2)`` as float32."""
         return acrobot_observation(states)
+
+    def compile_advance(self) -> Any:
+        """Return the compiled batch step of these parameters (see ``compile_acrobot``)."""
+        from palaestra.envs.classic_control.vector._compiled import compile_acrobot
+
+        return compile_acrobot(self.kernel_params(), self.row_params is not None)
 
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray

@@ -83,6 +83,8 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
     single_env_class = CartPoleEnv
     # All in float64, no powers of parameters: per-row columns round as Python numbers.
     steps_with_parameter_columns = True
+    # The compiled loop checks the actions itself.
+    compiled_checks_actions = True
 
     def __init__(
         self,
@@ -129,13 +131,7 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         self._forces = cartpole_force(np.arange(2), self.params)
         self._compiled_advance = None
         if self.accelerator == "numba":
-            from palaestra.envs.classic_control.vector._compiled import compile_cartpole
-
-            self._compiled_advance = compile_cartpole(
-                self.kernel_params(), self.sutton_barto_reward, self.row_params is not None
-            )
-            # The compiled loop checks the actions itself.
-            self._action_bounds = None
+            self._install_compiled_advance()
 
     def step(
         self, action: np.ndarray
@@ -193,6 +189,14 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
     def observe(self, states: np.ndarray) -> np.ndarray:
         """Return the states as float32."""
         return states.astype(np.float32)
+
+    def compile_advance(self) -> Any:
+        """Return the compiled batch step of these parameters and reward (``compile_cartpole``)."""
+        from palaestra.envs.classic_control.vector._compiled import compile_cartpole
+
+        return compile_cartpole(
+            self.kernel_params(), self.sutton_barto_reward, self.row_params is not None
+        )
 
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray

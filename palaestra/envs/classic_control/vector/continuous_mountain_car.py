@@ -85,13 +85,15 @@ class Continuous_MountainCarVectorEnv(MountainCarVectorBase):
         super().parameters_changed()
         self._compiled_advance = None
         if self.accelerator == "numba":
-            from palaestra.envs.classic_control.vector._compiled import (
-                compile_continuous_mountain_car,
-            )
+            self._install_compiled_advance()
 
-            self._compiled_advance = compile_continuous_mountain_car(
-                self.kernel_params(), self.row_params is not None
-            )
+    def compile_advance(self) -> Any:
+        """Return the compiled step of these parameters (``compile_continuous_mountain_car``)."""
+        from palaestra.envs.classic_control.vector._compiled import (
+            compile_continuous_mountain_car,
+        )
+
+        return compile_continuous_mountain_car(self.kernel_params(), self.row_params is not None)
 
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray

@@ -78,11 +78,7 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
         self._torque_limits: dict[Any, np.ndarray] = {}
         self._compiled_advance = None
         if self.accelerator == "numba":
-            from palaestra.envs.classic_control.vector._compiled import compile_pendulum
-
-            self._compiled_advance = compile_pendulum(
-                self.kernel_params(), self.row_params is not None
-            )
+            self._install_compiled_advance()
 
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Uniform angles and velocities within the (optionally overridden) bounds."""
@@ -98,6 +94,12 @@ class PendulumVectorEnv(ClassicControlVectorEnv):
     def observe(self, states: np.ndarray) -> np.ndarray:
         """``(cos theta, sin theta, theta_dot)`` as float32."""
         return pendulum_observation(states)
+
+    def compile_advance(self) -> Any:
+        """Return the compiled batch step of these parameters (see ``compile_pendulum``)."""
+        from palaestra.envs.classic_control.vector._compiled import compile_pendulum
+
+        return compile_pendulum(self.kernel_params(), self.row_params is not None)
 
     def advance(
         self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
