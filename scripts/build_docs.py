@@ -105,11 +105,18 @@ class EnvInfo:
     observation_space: str | None
     action_space: str | None
     metadata: dict[str, Any]
+    # The id whose page describes this one: itself, or (Atari's legacy ids) its game's v5 id.
+    home_id: str = ""
 
     @property
     def slug(self) -> str:
         """The page's file name (without ``.md``)."""
-        return self.env_id.replace("/", "_")
+        return (self.home_id or self.env_id).replace("/", "_")
+
+    @property
+    def has_own_page(self) -> bool:
+        """Whether this id gets a page of its own (else it is a row of its home's page)."""
+        return self.home_id in ("", self.env_id)
 
     @property
     def page(self) -> str:
@@ -124,6 +131,37 @@ def _family(entry_point: Any) -> str:
     if len(parts) >= 3 and parts[:2] == ["palaestra", "envs"] and parts[2] in FAMILIES:
         return parts[2]
     return "legacy"
+
+
+def _atari_game(spec: Any) -> str | None:
+    """Return the ROM an Atari id plays, or ``None`` for an id of another family."""
+    if _family(spec.entry_point) != "atari":
+        return None
+    return (spec.kwargs or {}).get("game")
+
+
+def home_ids(registry: Any) -> dict[str, str]:
+    """Map each id to the id whose page describes it.
+
+    Every id has its own page except Atari's legacy ids (``Pong-v0``, ``PongNoFrameskip-v4``
+    ...): one page per game, ``ALE/<Game>-v5``'s, lists them with their arguments, so the site
+    has a page per game rather than four near-copies of it.
+
+    Example:
+        >>> import palaestra as gym
+        >>> home_ids(gym.registry)["CartPole-v1"]
+        'CartPole-v1'
+    """
+    v5_of_game = {
+        _atari_game(spec): env_id
+        for env_id, spec in registry.items()
+        if _atari_game(spec) and spec.namespace == "ALE"
+    }
+    homes = {}
+    for env_id, spec in registry.items():
+        game = _atari_game(spec)
+        homes[env_id] = v5_of_game.get(game, env_id) if game else env_id
+    return homes
 
 
 def _load_entry(entry_point: Any) -> Any:
@@ -145,10 +183,26 @@ def collect_envs() -> list[EnvInfo]:
     import palaestra as gym
 
     infos = []
+    homes = home_ids(gym.registry)
     for env_id, spec in gym.registry.items():
         entry = _load_entry(spec.entry_point)
         error = obs = act = None
         metadata: dict[str, Any] = {}
+        if homes[env_id] != env_id:  # a row of its home's page: nothing to make
+            infos.append(
+                EnvInfo(
+                    env_id,
+                    _family(spec.entry_point),
+                    spec,
+                    entry,
+                    None,
+                    None,
+                    None,
+                    {},
+                    homes[env_id],
+                )
+            )
+            continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
@@ -381,6 +435,9 @@ def _code(text: str) -> str:
 
 
 def _versions(info: EnvInfo, infos: list[EnvInfo]) -> list[EnvInfo]:
+    if _atari_game(info.spec):  # a game's page lists every id of that game
+        same = [i for i in infos if _atari_game(i.spec) == _atari_game(info.spec)]
+        return sorted(same, key=lambda i: (i.spec.namespace or "", i.env_id))
     key = (info.spec.namespace, info.spec.name)
     same = [i for i in infos if (i.spec.namespace, i.spec.name) == key]
     return sorted(same, key=lambda i: i.spec.version or 0)
@@ -1079,7 +1136,8 @@ def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
     by_family: dict[str, list[EnvInfo]] = {f: [] for f in FAMILIES}
     for info in infos:
         by_family[info.family].append(info)
-        files[info.page] = env_page(info, infos, speeds)
+        if info.has_own_page:
+            files[info.page] = env_page(info, infos, speeds)
     by_family = {f: m for f, m in by_family.items() if m}
     files["envs/index.md"] = envs_index(by_family)
     env_nav: list[Any] = ["envs/index.md"]
@@ -1089,7 +1147,7 @@ def generated_pages() -> tuple[dict[str, str | bytes], list[Any]]:
             {
                 FAMILIES[family][0]: [
                     f"envs/{family}/index.md",
-                    *[{m.env_id: m.page} for m in members],
+                    *[{m.env_id: m.page} for m in members if m.has_own_page],
                 ]
             }
         )

@@ -103,13 +103,15 @@ def test_every_internal_link_fragment_names_an_id_of_its_page(site, pages):
     assert broken == []
 
 
-def test_every_registered_env_id_has_a_page_titled_with_it(site, builtin_ids):
+def test_every_registered_env_id_has_a_page_that_names_it(site, builtin_ids):
+    # Its own page, or (Atari's legacy ids) its game's v5 page, which lists it.
+    homes = builder.home_ids(gym.registry)
     missing = []
     for env_id, spec in gym.registry.items():
         if env_id not in builtin_ids:
             continue
         family = builder._family(spec.entry_point)
-        page = site / "envs" / family / env_id.replace("/", "_") / "index.html"
+        page = site / "envs" / family / homes[env_id].replace("/", "_") / "index.html"
         if not page.exists() or f">{env_id}<" not in page.read_text(encoding="utf-8"):
             missing.append(env_id)
     assert missing == []
@@ -125,8 +127,16 @@ def test_every_env_family_page_links_each_of_its_ids(site, builtin_ids):
         if not members:
             continue
         text = (site / "envs" / family / "index.html").read_text(encoding="utf-8")
+        homes = builder.home_ids(gym.registry)
         for env_id in members:
-            assert f'href="{env_id.replace("/", "_")}/"' in text, env_id
+            assert f'href="{homes[env_id].replace("/", "_")}/"' in text, env_id
+
+
+def test_an_atari_legacy_id_is_a_row_of_its_games_v5_page():
+    pytest.importorskip("ale_py")
+    homes = builder.home_ids(gym.registry)
+    assert homes["PongNoFrameskip-v4"] == homes["Pong-v0"] == "ALE/Pong-v5"
+    assert homes["ALE/Pong-v5"] == "ALE/Pong-v5"
 
 
 def test_every_public_name_has_a_reference_entry(site, pages):
