@@ -57,9 +57,9 @@ def test_readme_quotes_no_hand_copied_figures():
     assert _FIGURE.findall(prose) == []
 
 
-def test_readme_has_the_reliability_and_start_up_sentences_the_lead_merges():
-    assert "<!-- lead: reliability sentence --> **Reliability:**" in README
-    assert "<!-- lead: start-up sentence --> **Start-up:**" in README
+def test_readme_states_what_reliability_and_start_up_guarantee():
+    assert "**Reliability:** a sub-env that raises, hangs or dies is reported" in README
+    assert "**Start-up:** `import palaestra` loads numpy and the registry only" in README
 
 
 @pytest.mark.parametrize("link", re.findall(r"\]\(((?!https?:)[^)#]+)\)", README))
