@@ -77,6 +77,10 @@ _largest = np.maximum.reduce
 _all = np.logical_and.reduce
 
 
+# The render modes a natively batched env takes (all give one frame per sub-env).
+RENDER_MODES = (None, "rgb_array", "rgb_array_list", "human")
+
+
 class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     """Base class of the natively batched environments (see the module docstring).
 
@@ -84,7 +88,8 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         num_envs: the number of sub-environments.
         max_episode_steps: truncate episodes after this many steps (``None``: never).
         render_mode: ``None`` or ``"rgb_array"`` (``render`` returns one frame per sub-env);
-            ``"rgb_array_list"`` renders the same.
+            ``"rgb_array_list"`` and ``"human"`` render the same, as Gymnasium's
+            ``CartPoleVectorEnv`` does.
         autoreset_mode: an :class:`~palaestra.vector.AutoresetMode` or its value string.
         accelerator: ``"auto"``, ``"numpy"`` or ``"numba"`` (compiled dynamics where the
             subclass has them, and compiled random draws; needs the ``fast`` extra). ``None``
@@ -135,12 +140,14 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ):
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}.")
-        # "rgb_array_list" renders as "rgb_array" (one frame per sub-env), as Gymnasium's
-        # CartPoleVectorEnv does, so its vector HumanRendering works on either.
-        if render_mode not in (None, "rgb_array", "rgb_array_list"):
+        # "rgb_array_list" and "human" render as "rgb_array" (one frame per sub-env), as
+        # Gymnasium's CartPoleVectorEnv does: a batch opens no window of its own (the vector
+        # HumanRendering wrapper shows its frames in one).
+        if render_mode not in RENDER_MODES:
             raise ValueError(
-                f"{type(self).__name__} renders with render_mode=None or 'rgb_array', got "
-                f"{render_mode!r}; for a window, render one sub-environment made with make()."
+                f"{type(self).__name__} renders with render_mode in {RENDER_MODES}, got "
+                f"{render_mode!r}; for a window, wrap it in "
+                "palaestra.wrappers.vector.HumanRendering."
             )
         self.num_envs = int(num_envs)
         self.max_episode_steps = max_episode_steps

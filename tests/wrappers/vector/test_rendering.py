@@ -225,3 +225,33 @@ def test_human_rendering_of_sub_envs_collecting_frames_fails_as_in_gymnasium(lib
     with pytest.raises(AssertionError, match=r"Expected `env.render\(\)` to return a numpy array"):
         shown.reset(seed=0)
     shown.close()
+
+
+@pytest.mark.parametrize("library", ["gymnasium", "palaestra"])
+def test_a_native_cartpole_in_human_mode_draws_its_frames_and_initialises_the_display(library):
+    # Gymnasium's CartPoleVectorEnv takes render_mode="human": a batch opens no window, its
+    # render gives one frame per sub-env, and pygame's display is initialised for showing them.
+    lib = pytest.importorskip(library)
+    pygame = pytest.importorskip("pygame")
+    pygame.display.quit()
+    envs = lib.make_vec(
+        "CartPole-v1", 2, vectorization_mode="vector_entry_point", render_mode="human"
+    )
+    envs.reset(seed=0)
+    frames = envs.render()
+    assert [frame.shape for frame in frames] == [(400, 600, 3)] * 2
+    assert pygame.display.get_init()
+    envs.close()
+
+
+def test_a_native_cartpole_draws_the_same_frames_in_human_and_rgb_array_modes():
+    pytest.importorskip("pygame")
+    human = gym.make_vec("CartPole-v1", 2, render_mode="human")
+    rgb = gym.make_vec("CartPole-v1", 2, render_mode="rgb_array")
+    for envs in (human, rgb):
+        envs.reset(seed=3)
+        envs.step(np.array([0, 1]))
+    for shown, drawn in zip(human.render(), rgb.render(), strict=True):
+        assert np.array_equal(shown, drawn)
+    human.close()
+    rgb.close()

@@ -261,10 +261,16 @@ class ClassicControlVectorEnv(NativeVectorEnv):
             self._canvas = Canvas(
                 self.single_env.screen_width,
                 self.single_env.screen_height,
-                self.render_mode,
+                "rgb_array" if self.render_mode == "human" else self.render_mode,
                 self.metadata["render_fps"],
                 title=type(self).__name__,
             )
+            # "human" draws off screen too: the batch has no window, but, as Gymnasium's
+            # CartPoleVectorEnv, it initialises pygame's display for the code that shows it.
+            if self.render_mode == "human":
+                import pygame
+
+                pygame.display.init()
         self._canvas.clear()
         self.draw_frame(self._canvas, index)
         return self._canvas.finish()
