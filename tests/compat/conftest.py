@@ -13,9 +13,32 @@ from palaestra.error import DependencyNotInstalled
 pytest.importorskip("gymnasium")
 
 
-def registered_ids() -> list[str]:
-    """Every id in palaestra's registry at collection time (new envs join automatically)."""
-    return sorted(palaestra.registry)
+# Atari's 352 ids are one env class over ROMs (tests/envs/atari compares every ROM with
+# ale-py's in its slow tests): the default run takes two games in every id form, the slow run
+# all of them.
+ATARI_SAMPLE_GAMES = ("pong", "breakout")
+
+
+def _atari_game(env_id: str) -> str | None:
+    spec = palaestra.registry[env_id]
+    if not str(spec.entry_point).startswith("palaestra.envs.atari"):
+        return None
+    return (spec.kwargs or {}).get("game")
+
+
+def registered_ids() -> list[Any]:
+    """Every id in palaestra's registry at collection time (new envs join automatically).
+
+    Atari ids beyond :data:`ATARI_SAMPLE_GAMES` are marked slow.
+    """
+    ids: list[Any] = []
+    for env_id in sorted(palaestra.registry):
+        game = _atari_game(env_id)
+        if game is None or game in ATARI_SAMPLE_GAMES:
+            ids.append(env_id)
+        else:
+            ids.append(pytest.param(env_id, marks=pytest.mark.slow))
+    return ids
 
 
 def make_or_skip(env_id: str, **kwargs: Any) -> palaestra.Env:

@@ -164,6 +164,20 @@ class ClassicControlVectorEnv(NativeVectorEnv):
             terminations[chosen] = group_terminations
         return next_states, rewards, terminations
 
+    def advance(self, states: Any, actions: Any, rows: Any, fresh: Any) -> Transition:
+        """Step every row: the compiled loop, else ``_step_with`` (per parameter group if any).
+
+        A subclass whose step is ``_step_with(states, actions, rows, fresh, params)`` and whose
+        compiled loop takes ``(states, actions[, row_table])`` needs nothing more.
+        """
+        if self._compiled_advance is not None:
+            if self.row_params is None:
+                return self._compiled_advance(states, actions)
+            return self._compiled_advance(states, actions, self.row_table(rows))
+        if self.row_params is not None:
+            return self.advance_with_row_parameters(states, actions, rows, fresh, self._step_with)
+        return self._step_with(states, actions, rows, fresh, self.params)
+
     def advance_with_row_parameters(
         self,
         states: np.ndarray,

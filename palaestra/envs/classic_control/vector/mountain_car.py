@@ -110,18 +110,6 @@ class MountainCarVectorEnv(MountainCarVectorBase):
 
         return compile_mountain_car(self.kernel_params(), self.row_params is not None)
 
-    def advance(
-        self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
-    ) -> Transition:
-        """One mountain-car step for every row."""
-        if self._compiled_advance is not None:
-            if self.row_params is None:
-                return self._compiled_advance(states, actions)
-            return self._compiled_advance(states, actions, self.row_table(rows))
-        if self.row_params is not None:
-            return self.advance_with_row_parameters(states, actions, rows, fresh, self._step_with)
-        return self._step_with(states, actions, rows, fresh, self.params)
-
     def _step_with(
         self, states: np.ndarray, actions: np.ndarray, rows: Any, fresh: Any, params: Any
     ) -> Transition:
