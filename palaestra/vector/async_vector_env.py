@@ -590,7 +590,9 @@ class AsyncVectorEnv(
             self._workers.forget(pipe_index)
             self._workers.failed.add(pipe_index)
         # Gymnasium raises the last failure it reads; the others are named in the message.
-        logger.error("Raising the last exception back to the main process.")
+        # It warns so when it shut workers down; an argument error (a bad action) stops none.
+        if any(report.fatal for report in reports):
+            logger.error("Raising the last exception back to the main process.")
         error = rebuild_exception(reports[-1], repr(self))
         if len(reports) > 1:
             others = [report.index for report in reports[:-1]]

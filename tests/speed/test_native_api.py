@@ -138,7 +138,7 @@ def test_next_step_autoreset_gives_zero_reward_and_a_first_observation():
 
 
 def test_unsupported_render_mode_is_rejected_with_the_options():
-    with pytest.raises(ValueError, match="'rgb_array'.*got 'ansi'"):
+    with pytest.raises(ValueError, match=r"'rgb_array'.*got 'ansi'"):
         CartPoleVectorEnv(2, render_mode="ansi")
 
 
