@@ -7,7 +7,9 @@ compared with the suite's one comparator, :func:`palaestra.vector.contract.asser
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import signal
 import time
 from typing import Any
 
@@ -165,3 +167,19 @@ class TwoArgumentError(Exception):
 def healthy_env() -> BrokenEnv:
     """A BrokenEnv that never fails."""
     return BrokenEnv(fail_in="nowhere")
+
+
+@contextlib.contextmanager
+def ctrl_c_after(seconds: float):
+    """Raise KeyboardInterrupt in this thread after ``seconds``, as a Ctrl-C would."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

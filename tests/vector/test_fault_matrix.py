@@ -13,10 +13,8 @@ groups, [0, 1] and [2, 3].
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import multiprocessing
-import signal
 import warnings
 
 import numpy as np
@@ -25,6 +23,7 @@ import pytest
 from palaestra.error import ResetNeeded, WorkerError
 from palaestra.vector import AsyncVectorEnv, PoolVectorEnv, SyncVectorEnv
 from tests.vector.fault_env import FAULTS, FaultEnv, FaultError
+from tests.vector.helpers import ctrl_c_after
 
 # Ray, started once for the module, must be running before no_leaks takes its snapshot.
 pytestmark = [pytest.mark.usefixtures("ray_for_ray_cases", "no_leaks"), pytest.mark.timeout(120)]
@@ -78,20 +77,6 @@ def step(envs, actions):
         envs.step_async(actions)
         return envs.step_wait(timeout=TIMEOUT)
     return envs.step(actions)
-
-
-@contextlib.contextmanager
-def ctrl_c_after(seconds: float):
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def assert_rows(got, want, rows):

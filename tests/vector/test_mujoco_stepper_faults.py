@@ -7,8 +7,6 @@ an ``AttributeError``) for a step that a close cut short.
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import threading
 import time
 
@@ -18,7 +16,7 @@ import pytest
 import palaestra
 from palaestra.envs.mujoco._simulations import _Helper
 from palaestra.error import ClosedEnvironmentError
-from tests.vector.helpers import assert_same
+from tests.vector.helpers import assert_same, ctrl_c_after
 
 pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.timeout(120)]
 
@@ -67,22 +65,6 @@ def test_a_close_from_another_thread_ends_the_stepping_thread_with_closed_enviro
     assert not thread.is_alive()
     assert [type(error) for error in raised] == [ClosedEnvironmentError]
     assert thread_errors == []
-
-
-@contextlib.contextmanager
-def ctrl_c_after(seconds: float):
-    """Raise KeyboardInterrupt in this thread after ``seconds``, as a Ctrl-C would."""
-
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_helper_wait_cut_short_by_ctrl_c_is_finished_before_the_next_task(thread_errors):
