@@ -1,20 +1,17 @@
 """The optional extras: each one that promises a feature has a fresh-venv smoke test."""
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from tests.fixtures.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 tomllib = pytest.importorskip("tomllib")  # the standard library from Python 3.11
 
 
 def _smoke_script():
-    spec = importlib.util.spec_from_file_location(
-        "smoke_extras", ROOT / "scripts" / "smoke_extras.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/smoke_extras.py")
     return module
 
 

@@ -35,27 +35,16 @@ from palaestra.vector.ray._channel import (  # noqa: E402
     send,
     serve,
 )
+from tests.fixtures.leaks import ray_processes  # noqa: E402
 from tests.vector.ray_scenario import differential  # noqa: E402
 
 MODES = ["NextStep", "SameStep", "Disabled"]
 STEPS = 300
 
 
-def _ray_children() -> list[psutil.Process]:
-    """Processes below this one whose command line is a Ray component."""
-    found = []
-    for child in psutil.Process().children(recursive=True):
-        try:
-            if "ray" in " ".join(child.cmdline()):
-                found.append(child)
-        except psutil.Error:
-            continue
-    return found
-
-
 def _wait_for_no_ray_children(seconds: float = 20.0) -> list[psutil.Process]:
     deadline = time.monotonic() + seconds
-    while (left := _ray_children()) and time.monotonic() < deadline:
+    while (left := ray_processes()) and time.monotonic() < deadline:
         time.sleep(0.2)
     return left
 

@@ -16,26 +16,15 @@ from palaestra.error import WorkerError
 
 ray = pytest.importorskip("ray")
 from palaestra.vector.ray import RayVectorEnv  # noqa: E402
+from tests.fixtures.leaks import ray_processes  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 RAY_INIT = {"num_cpus": 4, "include_dashboard": False, "log_to_driver": False}
 
 
-def _ray_processes() -> list[psutil.Process]:
-    """Processes below this one that are Ray's (gcs_server, raylet, workers)."""
-    found = []
-    for child in psutil.Process().children(recursive=True):
-        try:
-            if "ray" in " ".join(child.cmdline()):
-                found.append(child)
-        except psutil.Error:
-            continue
-    return found
-
-
 def _ray_gone(seconds: float = 30.0) -> bool:
-    _, alive = psutil.wait_procs(_ray_processes(), timeout=seconds)
+    _, alive = psutil.wait_procs(ray_processes(), timeout=seconds)
     return not alive
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.envs.classic_control.conftest import RENDERED_IDS
+from tests.fixtures.scripts import load_script
 
 pytest.importorskip("pygame")
 
@@ -17,11 +17,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 @pytest.fixture(scope="module")
 def gallery():
-    spec = importlib.util.spec_from_file_location(
-        "render_gallery", REPO / "scripts" / "render_gallery.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/render_gallery.py")
     return module
 
 

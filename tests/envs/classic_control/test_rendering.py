@@ -7,7 +7,6 @@ gallery scene is compared with the reference PNG in ``tests/data/classic_control
 
 from __future__ import annotations
 
-import importlib.util
 import pickle
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ from palaestra.envs.classic_control.pendulum import TORQUE_COLOR
 from palaestra.envs.classic_control.rendering import Canvas, import_pygame, rotate
 from palaestra.error import DependencyNotInstalled
 from tests.envs.classic_control.conftest import FRAME_SHAPES, RENDERED_IDS
+from tests.fixtures.scripts import load_script
 
 pygame = pytest.importorskip("pygame")
 
@@ -33,11 +33,7 @@ CHANGED_PIXEL_LEVEL = 48
 @pytest.fixture(scope="module")
 def gallery():
     """The gallery script, the single definition of each reference scene."""
-    spec = importlib.util.spec_from_file_location(
-        "render_gallery", REPO / "scripts" / "render_gallery.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/render_gallery.py")
     return module
 
 

@@ -10,6 +10,7 @@ import pytest
 import palaestra
 from palaestra.envs.toy_text._drawing import GLYPHS, ToyCanvas, text_width
 from tests.envs.toy_text.conftest import FRAMES
+from tests.fixtures.scripts import load_script
 
 
 @pytest.mark.parametrize("env_id", list(FRAMES))
@@ -103,13 +104,7 @@ REPO = __import__("pathlib").Path(__file__).resolve().parents[3]
 
 @pytest.fixture(scope="module")
 def gallery():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "render_gallery", REPO / "scripts" / "render_gallery.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/render_gallery.py")
     return module
 
 
