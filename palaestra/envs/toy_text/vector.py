@@ -8,9 +8,10 @@ built from ``P``) or, for Blackjack, the single environment's rule functions
 .play`) on arrays. Each sub-environment draws from its own PCG64 stream exactly as the single
 environment draws from ``np_random``, so the observations, rewards, flags and infos equal
 ``make_vec(id, n, vectorization_mode="sync")``'s for the same seeds and actions, in all three
-autoreset modes. Time limits, autoreset and ``reset_mask`` are the base's; this module adds
-only what the base has no hook for: the single env's infos, batched from what the hooks
-recorded, and Blackjack's ``Tuple`` observations.
+autoreset modes. Time limits, autoreset, ``reset_mask`` and SAME_STEP's final observations
+are the base's; this module fills in its hooks alone, the optional ones too: the toy-text
+streams (``make_generators``), the single env's infos batched from what the other hooks
+recorded (``finish_infos``), and Blackjack's ``Tuple`` observations (``publish``).
 
 Small batches run the same hooks row by row, on Python values with one ``Generator`` per
 sub-env (``row_by_row_max_envs``): below that size a loop of scalar steps is cheaper than
@@ -107,11 +108,11 @@ class ToyTextVectorEnv(NativeVectorEnv):
         # initial states, and the rows stepped (the subclass keeps their outcomes).
         self._dealt: list[np.ndarray] = []
         self._stepped: np.ndarray | None = None
-        self.use_streams(self.make_streams(self.row_by_row))
+        self.use_streams(self.generators)  # type: ignore[arg-type]
 
-    def make_streams(self, row_by_row: bool) -> TableStreams:
+    def make_generators(self) -> TableStreams:
         """Return the random streams of the path: Generators row by row, else arrays."""
-        return TableStreams(self.num_envs, use_arrays=not row_by_row)
+        return TableStreams(self.num_envs, use_arrays=not self.row_by_row)
 
     def use_streams(self, streams: TableStreams) -> None:
         """Draw from ``streams`` (before the first reset); their kind chooses the path.
@@ -158,64 +159,23 @@ class ToyTextVectorEnv(NativeVectorEnv):
         """Return the single env's reset infos of ``rows`` (in their initial states)."""
         return {}
 
-    def publish(self, observations: np.ndarray) -> Any:
-        """Return the observations as the batched observation space holds them."""
-        return observations
-
     def publish_row(self, observation: np.ndarray) -> Any:
         """One sub-env's observation as the single env returns it (a Python int)."""
         return int(observation)
 
-    # The vector API: the base's, with the infos added -------------------------------------
-
-    def reset(
-        self,
-        *,
-        seed: int | Sequence[int | None] | None = None,
-        options: dict[str, Any] | None = None,
-    ) -> tuple[Any, Infos]:
-        """Reset every sub-environment, or those in ``options["reset_mask"]``.
-
-        Returns:
-            The batched observations and the batched reset infos of the reset sub-envs.
-
-        Raises:
-            ValueError: for a seed list of the wrong length or a bad ``reset_mask``.
-            TypeError: for a ``reset_mask`` that is not a boolean numpy array.
-        """
-        self._dealt, self._stepped = [], None
-        observations, _ = super().reset(seed=seed, options=options)
-        return self.publish(observations), self._infos({})
-
-    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, Infos]:
-        """Step every sub-environment, autoresetting as :attr:`autoreset_mode` says.
-
-        Returns:
-            Batched ``(observations, rewards, terminations, truncations, infos)`` with the
-            single env's infos batched as a sync vector env batches them.
-
-        Raises:
-            palaestra.error.ResetNeeded: before the first ``reset``.
-            palaestra.error.ClosedEnvironmentError: after :meth:`close`.
-            ValueError: for actions of the wrong shape or outside the action space.
-            RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
-        """
-        self._dealt, self._stepped = [], None
-        observations, rewards, terminations, truncations, infos = super().step(actions)
-        return self.publish(observations), rewards, terminations, truncations, self._infos(infos)
-
-    def _infos(self, base_infos: Infos) -> Infos:
-        """Batch the infos of what the hooks did, and convert the base's final observations.
+    def finish_infos(self, base_infos: Infos) -> Infos:
+        """Batch the infos of what the hooks did during the reset or step just taken.
 
         A row dealt an initial state supplies its reset info; a row stepped and not dealt
         again supplies its step info; a row whose episode ended inside the step (SAME_STEP
         autoreset) supplies its step info as ``final_info``.
         """
-        stepped = self._stepped
-        if not self._dealt and stepped is not None and len(stepped) == self.num_envs:
+        stepped, dealt_parts = self._stepped, self._dealt
+        self._dealt, self._stepped = [], None
+        if not dealt_parts and stepped is not None and len(stepped) == self.num_envs:
             # Every row stepped, none dealt (most steps): each info is one part's array.
             return self._every_row_infos(self.step_infos(stepped))
-        dealt = self._dealt[0] if len(self._dealt) == 1 else np.concatenate([[], *self._dealt])
+        dealt = dealt_parts[0] if len(dealt_parts) == 1 else np.concatenate([[], *dealt_parts])
         dealt = dealt.astype(np.int64, copy=False)
         if not self.has_infos:
             infos: Infos = {}
@@ -230,12 +190,9 @@ class ToyTextVectorEnv(NativeVectorEnv):
                 parts.append((stepped[positions], self.step_infos(positions)))
             infos = self._merge_infos(parts)
         if "final_obs" in base_infos:
-            final_obs = base_infos["final_obs"]
-            ended = np.flatnonzero(base_infos["_final_obs"])
-            for row in ended.tolist():
-                final_obs[row] = self.publish_row(final_obs[row])
             final_info = base_infos["final_info"]
             if self.has_infos:
+                ended = np.flatnonzero(base_infos["_final_obs"])
                 positions = np.searchsorted(stepped, ended)  # type: ignore[arg-type]
                 final_info = self._merge_infos([(ended, self.step_infos(positions))])
             infos.update({**base_infos, "final_info": final_info})
@@ -574,9 +531,11 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
         self.natural = self.single_env.natural
         self.sab = self.single_env.sab
 
-    def make_streams(self, row_by_row: bool) -> TableStreams:
+    def make_generators(self) -> TableStreams:
         """Return Generators row by row, else cards made ahead in bulk (a draw is a gather)."""
-        return super().make_streams(True) if row_by_row else BufferedIntegerStreams(self.num_envs)
+        return (
+            super().make_generators() if self.row_by_row else BufferedIntegerStreams(self.num_envs)
+        )
 
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:  # noqa: D102
         if self.state is None:

@@ -14,6 +14,12 @@ A subclass names its single environment class and fills in three hooks (four to 
 - :meth:`~NativeVectorEnv.advance` steps states: next states, rewards, terminations,
 - :meth:`~NativeVectorEnv.render_sub_env` (optional) draws one sub-environment.
 
+Four optional hooks serve systems whose observations are not one array or whose single
+environment returns infos: :meth:`~NativeVectorEnv.make_generators` (other random streams),
+:meth:`~NativeVectorEnv.publish` and :meth:`~NativeVectorEnv.publish_row` (the observations
+as the batched and the single observation space hold them) and
+:meth:`~NativeVectorEnv.finish_infos` (the infos of a reset or step, from what the hooks did).
+
 Example:
     >>> import numpy as np
     >>> from palaestra import Env, spaces
@@ -172,7 +178,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             self._promotion = PromotionClock(self.compile_after_seconds, self.compile_after_steps)
         self._compiled_advance: Any = None
         self.row_by_row = self.accelerator == "numpy" and self.num_envs <= self.row_by_row_max_envs
-        self.generators = GeneratorBatch(self.num_envs, compiled=self.accelerator == "numba")
+        self.generators = self.make_generators()
         self.state: np.ndarray | None = None
         self.fresh = np.zeros(self.num_envs, dtype=np.bool_)
         self.elapsed_steps = np.zeros(self.num_envs, dtype=np.int64)
@@ -189,6 +195,11 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.row_values: dict[str, tuple[Any, ...]] = {}
         for name, values in parameters.items():
             self._store_parameter(name, values_per_env(values, self.num_envs))
+        # Whether reset and step hand their results to publish and finish_infos (overridden).
+        self._finishes = any(
+            getattr(type(self), hook) is not getattr(NativeVectorEnv, hook)
+            for hook in ("publish", "finish_infos")
+        )
         self._action_bounds = None
         if isinstance(self.single_action_space, spaces.Discrete):
             start = int(self.single_action_space.start)
@@ -309,6 +320,42 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Return an ``(H, W, 3)`` uint8 frame of sub-environment ``index`` (to render)."""
         raise NotImplementedError(f"{type(self).__name__} does not render.")
 
+    # Optional hooks -------------------------------------------------------------------------
+
+    def make_generators(self) -> Any:
+        """Return the per-sub-env random streams the other hooks draw from (a hook).
+
+        Called once, in ``__init__`` (after :attr:`accelerator` and :attr:`row_by_row` are
+        set). The default is a :class:`~palaestra.vector.native.generators.GeneratorBatch`;
+        a subclass may return other streams with its ``seed``, ``rows`` and ``generators``.
+        """
+        return GeneratorBatch(self.num_envs, compiled=self.accelerator == "numba")
+
+    def publish(self, observations: np.ndarray) -> Any:
+        """Return the batched observations as :attr:`observation_space` holds them (a hook).
+
+        ``reset`` and ``step`` hand their observation array (what :meth:`observe` returned)
+        through it; the default returns it unchanged. A ``Tuple`` space, say, returns one
+        array per component.
+        """
+        return observations
+
+    def publish_row(self, observation: np.ndarray) -> Any:
+        """Return one sub-env's observation as the single environment returns it (a hook).
+
+        Used for SAME_STEP's ``final_obs``; the default is a copy of the row.
+        """
+        return observation.copy()
+
+    def finish_infos(self, infos: dict[str, Any]) -> dict[str, Any]:
+        """Return the infos of the reset or step just taken, given the base's (a hook).
+
+        The base's infos are empty but for SAME_STEP's ``final_obs``/``final_info`` keys; a
+        subclass whose single environment returns infos adds them here, batched as a sync
+        vector env batches them, from what its hooks recorded during the call.
+        """
+        return infos
+
     # The vector API ------------------------------------------------------------------------
 
     @property
@@ -362,6 +409,8 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         # The previous observations were handed out; update a copy.
         self._observations = self._observations.copy()
         self._observations[indices] = self.observe(initial)
+        if self._finishes:
+            return self.publish(self._observations), self.finish_infos({})
         return self._observations, {}
 
     def _restart(self, indices: np.ndarray, initial: Any) -> None:
@@ -403,8 +452,18 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             result = self._step_checked(actions)
             if promotion.sampled(time.perf_counter() - started):
                 self._promote()
-            return result
-        return self._step_checked(actions)
+        else:
+            result = self._step_checked(actions)
+        if self._finishes:
+            observations, rewards, terminations, truncations, infos = result
+            return (
+                self.publish(observations),
+                rewards,
+                terminations,
+                truncations,
+                self.finish_infos(infos),
+            )
+        return result
 
     def _step_checked(self, actions: Any) -> Any:
         actions = self._checked_actions(actions)
@@ -483,7 +542,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         ended = self._ended.copy()
         final_obs = np.full(self.num_envs, None, dtype=object)
         for index in np.flatnonzero(ended):
-            final_obs[index] = observations[index].copy()
+            final_obs[index] = self.publish_row(observations[index])
         self._observations = observations
         self._reset_rows(np.flatnonzero(ended))
         infos = {
