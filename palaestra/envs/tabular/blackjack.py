@@ -3,8 +3,10 @@
 The state is one int array ``[player raw total, player has an ace, player cards, dealer raw
 total, dealer has an ace, dealer cards, dealer face-up card, player stood]`` (raw totals
 count aces as 1);
-the rules are :mod:`palaestra.envs.toy_text.blackjack`'s :func:`hand_total` and
-:func:`settle`, the functions the single and batched environments play by. With
+the rules are :mod:`palaestra.envs.toy_text.blackjack`'s, the functions the single and
+batched environments play by: the numpy backend deals with :func:`deal` and plays with
+:func:`play`; the jax backend draws with jax keys (the dealer's draws a ``while_loop``) and
+totals and settles with :func:`hand_total` and :func:`settle`. With
 ``options={"backend": "numpy"}`` and the env's generator, the functional env draws the same
 cards as :class:`~palaestra.envs.toy_text.BlackjackEnv` and reproduces its trajectories.
 
@@ -73,12 +75,9 @@ class BlackjackFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None
     def initial(self, rng: Any, params: Any = None) -> Any:
         """Deal two cards to the dealer and two to the player."""
         if self.backend == "numpy":
-            dealer, player = rules.draw_hand(rng), rules.draw_hand(rng)
-            # The env then draws the face-up card's suit (and rank for a ten): keep step.
-            rng.choice(["C", "D", "H", "S"])
-            if dealer[0] == 10:
-                rng.choice(["J", "Q", "K"])
-            cards = dealer + player
+            # The env's own deal: the cards, then the face-up card's looks (drawn, unused).
+            dealt = rules.deal(rules.GeneratorDraws(rng))
+            cards = [*dealt.dealer, *dealt.player]
         else:
             keys = self.jax().random.split(rng, 4)
             cards = [self._jax_card(key) for key in keys]
@@ -93,20 +92,18 @@ class BlackjackFunctional(Backend, FuncEnv[Any, Any, int, float, bool, Any, None
     def transition(self, state: Any, action: Any, rng: Any, params: Any = None) -> Any:
         """Hit (1): the player draws a card. Stick (0): the dealer draws to 17."""
         if self.backend == "numpy":
-            state = state.copy()
-            if action:
-                card = rules.draw_card(rng)
-                state[_P_RAW] += card
-                state[_P_ACE] |= card == 1
-                state[_P_CARDS] += 1
-            else:
-                state[_STOOD] = 1
-                while self._total(state[_D_RAW], state[_D_ACE]) < rules.DEALER_STANDS_AT:
-                    card = rules.draw_card(rng)
-                    state[_D_RAW] += card
-                    state[_D_ACE] |= card == 1
-                    state[_D_CARDS] += 1
-            return state
+            # The env's own rules (rules.play): the hit, or the dealer's draws to 17.
+            fields = state.tolist()
+            player, dealer, _, _ = rules.play(
+                rules.Hand(fields[_P_RAW], bool(fields[_P_ACE]), fields[_P_CARDS]),
+                rules.Hand(fields[_D_RAW], bool(fields[_D_ACE]), fields[_D_CARDS]),
+                int(action),
+                rules.GeneratorDraws(rng),
+                self.natural,
+                self.sab,
+            )
+            stood = int(action == 0) | fields[_STOOD]
+            return np.asarray([*player, *dealer, fields[_D_FACE], stood], dtype=state.dtype)
         jax, xp = self.jax(), self.xp()
         hit_key, stick_key = jax.random.split(rng)
         card = self._jax_card(hit_key)

@@ -22,7 +22,7 @@ from palaestra.envs.toy_text._drawing import ToyCanvas
 from palaestra.envs.toy_text.utils import first_exceeding
 from palaestra.utils import colorize
 
-__all__ = ["TaxiEnv", "MAP", "WINDOW_SIZE"]
+__all__ = ["TaxiEnv", "MAP", "WINDOW_SIZE", "passenger_may_change", "with_new_destination"]
 
 MAP = [
     "+---------+",
@@ -239,13 +239,10 @@ class TaxiEnv(DiscreteToyTextEnv):
         transitions = self.P[previous][a]
         p, s, r, t = transitions[first_exceeding(transitions, self.np_random.random())]
         self.lastaction = a
-        if self.fickle_passenger and self.fickle_step:
-            old_row, old_col, old_passenger, old_destination = self.decode(previous)
-            row, col, passenger, _ = self.decode(s)
-            if old_passenger == 4 and (row, col) != (old_row, old_col):
-                self.fickle_step = False
-                others = [d for d in range(4) if d != old_destination]
-                s = self.encode(row, col, passenger, int(self.np_random.choice(others)))
+        if self.fickle_passenger and self.fickle_step and passenger_may_change(previous, s):
+            self.fickle_step = False
+            # np_random.choice of the three other destinations draws integers(3).
+            s = with_new_destination(s, previous % 4, int(self.np_random.integers(3)))
         self.s = s
         if self.render_mode == "human":
             self.render()
@@ -296,6 +293,33 @@ CURB = (236, 236, 228)
 WALL = (150, 90, 60)
 GRID_ORIGIN = (48, 128)
 CELL = (88, 56)
+
+
+# The fickle passenger's rule, on states ((row * 5 + col) * 5 + passenger) * 4 + destination:
+# Python ints for the single env, arrays (one element per sub-env) for the batch.
+
+
+def passenger_may_change(previous: Any, following: Any) -> Any:
+    """Whether a fickle passenger changes destination on this step: riding, and the taxi moved.
+
+    Example:
+        >>> env = TaxiEnv()
+        >>> riding, moved = env.encode(2, 2, 4, 0), env.encode(3, 2, 4, 0)
+        >>> passenger_may_change(riding, moved), passenger_may_change(riding, riding)
+        (True, False)
+    """
+    return ((previous // 4) % 5 == 4) & (following // 20 != previous // 20)
+
+
+def with_new_destination(following: Any, old_destination: Any, pick: Any) -> Any:
+    """Return ``following`` with the ``pick``-th (of 0, 1, 2) destination other than the old one.
+
+    Example:
+        >>> env = TaxiEnv()
+        >>> list(env.decode(with_new_destination(env.encode(3, 2, 4, 0), 0, 2)))
+        [3, 2, 4, 3]
+    """
+    return following - following % 4 + pick + (pick >= old_destination)
 
 
 def draw_taxi(

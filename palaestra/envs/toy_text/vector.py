@@ -47,7 +47,7 @@ from palaestra.envs.toy_text.blackjack import (
 )
 from palaestra.envs.toy_text.cliffwalking import CliffWalkingEnv
 from palaestra.envs.toy_text.frozen_lake import FrozenLakeEnv
-from palaestra.envs.toy_text.taxi import TaxiEnv
+from palaestra.envs.toy_text.taxi import TaxiEnv, passenger_may_change, with_new_destination
 from palaestra.vector.native.base import NativeVectorEnv, Transition
 from palaestra.vector.vector_env import AutoresetMode
 
@@ -429,16 +429,16 @@ class TaxiVectorEnv(_TableVectorEnv):
         following, rewards, terminations = super().step_states(states, actions, rows)
         if self.fickle_passenger:
             indices = rows.indices
-            # states: ((row * 5 + col) * 5 + passenger) * 4 + destination
-            riding = (states // 4) % 5 == 4
-            moved = following // 20 != states // 20
-            changing = np.flatnonzero(self.fickle[indices] & riding & moved)
+            changing = np.flatnonzero(
+                self.fickle[indices] & passenger_may_change(states, following)
+            )
             if len(changing):
                 self.fickle[indices[changing]] = False
-                old = states[changing] % 4
                 pick = rows.streams.bounded(indices[changing], 3)
                 following = following.copy()
-                following[changing] += pick + (pick >= old) - following[changing] % 4
+                following[changing] = with_new_destination(
+                    following[changing], states[changing] % 4, pick
+                )
                 self._following = following
         return following, rewards, terminations
 
