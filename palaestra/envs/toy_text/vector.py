@@ -13,6 +13,12 @@ are the base's; this module fills in its hooks alone, the optional ones too: the
 streams (``make_generators``), the single env's infos batched from what the other hooks
 recorded (``finish_infos``), and Blackjack's ``Tuple`` observations (``publish``).
 
+The single envs' scalar constructor arguments (FrozenLake's ``is_slippery`` and
+``success_rate``, CliffWalking's ``is_slippery``, Taxi's rain and fickle passenger,
+Blackjack's ``natural`` and ``sab``) may differ per sub-env: ``make_vec(id, n,
+is_slippery=[...])`` or ``set_attr`` with one value each, and sub-env ``i`` steps as the
+single env built with value ``i`` (rows sharing a parameter set share its table).
+
 Small batches run the same hooks row by row, on Python values with one ``Generator`` per
 sub-env (``row_by_row_max_envs``): below that size a loop of scalar steps is cheaper than
 numpy's cost per array operation.
@@ -28,6 +34,8 @@ Example:
 
 from __future__ import annotations
 
+import inspect
+import numbers
 from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
@@ -87,6 +95,10 @@ class ToyTextVectorEnv(NativeVectorEnv):
     row_by_row_max_envs = 16
     # Whether the single env's infos hold anything (Blackjack's are empty).
     has_infos = True
+    # The single env's constructor arguments that may differ per sub-env (see
+    # :meth:`parameter_names`): flags and probabilities that change neither the spaces nor
+    # the initial-state distribution.
+    row_parameters: frozenset[str] = frozenset()
 
     def __init__(
         self,
@@ -102,7 +114,17 @@ class ToyTextVectorEnv(NativeVectorEnv):
             num_envs, max_episode_steps, render_mode, autoreset_mode, "numpy", **env_kwargs
         )
         self.metadata["render_fps"] = self.single_env.metadata["render_fps"]
-        self.env_kwargs = env_kwargs
+        # The single env's arguments; per-sub-env values (sequences) went to the parameters.
+        self.env_kwargs = {
+            name: value
+            for name, value in env_kwargs.items()
+            if name not in self.row_parameters or not isinstance(value, (list, tuple, np.ndarray))
+        }
+        defaults = inspect.signature(self.single_env_class).parameters
+        # The values the single env was built with (its table follows them).
+        self.built_with = {
+            name: self.env_kwargs.get(name, defaults[name].default) for name in self.row_parameters
+        }
         self._painter: Any = None
         # What the hooks did during one reset or step, for its infos: the rows dealt
         # initial states, and the rows stepped (the subclass keeps their outcomes).
@@ -123,6 +145,62 @@ class ToyTextVectorEnv(NativeVectorEnv):
         self.generators = streams  # type: ignore[assignment]
         self._every_row = streams.rows()  # type: ignore[assignment]
         self.row_by_row = not streams.use_arrays
+
+    # Per-sub-env parameters --------------------------------------------------------------
+
+    @classmethod
+    def parameter_names(cls) -> frozenset[str]:
+        """Return the constructor arguments that ``make_vec`` and ``set_attr`` take per sub-env.
+
+        Each takes one value per sub-env (a list, tuple or 1-D array) as ``make_vec``'s
+        keyword argument or through :meth:`set_attr`; sub-env ``i`` then steps as the single
+        env built with value ``i`` does (``set_attr`` rebuilds its table in place, where a
+        sync vector env's ``set_attr`` sets an attribute the single env reads only when built).
+
+        Example:
+            >>> sorted(TaxiVectorEnv.parameter_names())
+            ['fickle_passenger', 'fickle_probability', 'is_rainy', 'rainy_probability']
+        """
+        return cls.row_parameters
+
+    def check_parameter(self, name: str, values: Sequence[Any]) -> None:
+        """Check one value per sub-env of constructor argument ``name``.
+
+        Raises:
+            ValueError: for a flag that is not a bool, or a probability that is not a real
+                number in [0, 1], naming the sub-env.
+        """
+        flag = isinstance(inspect.signature(self.single_env_class).parameters[name].default, bool)
+        for index, value in enumerate(values):
+            if flag:
+                fits, expected = isinstance(value, bool), "a bool"
+            else:
+                fits = isinstance(value, numbers.Real) and not isinstance(value, bool)
+                fits = fits and 0.0 <= value <= 1.0
+                expected = "a probability (a real number in [0, 1])"
+            if not fits:
+                raise ValueError(
+                    f"{type(self).__name__}.set_attr({name!r}) got {value!r} "
+                    f"({type(value).__name__}) for sub-env {index}; expected {expected}, or a "
+                    "list or tuple of one per sub-env."
+                )
+
+    def row_parameter_sets(self) -> list[dict[str, Any]]:
+        """Return every sub-env's values of the :attr:`row_parameters`, in row order.
+
+        Example:
+            >>> envs = FrozenLakeVectorEnv(2, is_slippery=[True, False])
+            >>> [values["is_slippery"] for values in envs.row_parameter_sets()]
+            [True, False]
+        """
+        shared = {
+            name: getattr(self.single_env, name, self.built_with[name])
+            for name in self.row_parameters
+        }
+        return [
+            {**shared, **{name: values[row] for name, values in self.row_values.items()}}
+            for row in range(self.num_envs)
+        ]
 
     # Hooks of the native base ------------------------------------------------------------
 
@@ -248,6 +326,18 @@ class ToyTextVectorEnv(NativeVectorEnv):
             self._painter = None
 
 
+def _stacked(arrays: list[Any], field: str, shape: tuple[int, ...], fill: Any) -> np.ndarray:
+    """Stack one field of several tables' arrays, padding the outcome axis with ``fill``."""
+    first = getattr(arrays[0], field)
+    if len(arrays) == 1:
+        return first
+    stacked = np.full(shape, fill, dtype=first.dtype)
+    for index, table in enumerate(arrays):
+        values = getattr(table, field)
+        stacked[index, :, :, : values.shape[2]] = values
+    return stacked
+
+
 class _TableVectorEnv(ToyTextVectorEnv):
     """A batched finite MDP whose single env is a :class:`DiscreteToyTextEnv`."""
 
@@ -255,24 +345,52 @@ class _TableVectorEnv(ToyTextVectorEnv):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.arrays = a = self.single_env.transition_arrays
+        # The parameters change neither the initial distribution nor the reset info.
         self.initial_cumulative = self.single_env.initial_cumulative
-        num_states, self._num_actions, self._width = a.cumulative.shape
-        # Flat views: one ``take`` per lookup is cheaper than indexing with index tuples.
-        self._flat_cumulative = a.cumulative.reshape(num_states * self._num_actions, self._width)
-        self._flat = tuple(
-            table.ravel() for table in (a.probability, a.next_state, a.reward, a.terminated)
-        )
+        self._initial_list = self.initial_cumulative.tolist()
         # The last step's outcomes, per stepped row: their probabilities and states.
         self._probabilities = np.zeros(0)
         self._following = np.zeros(0, dtype=np.int64)
-        self._initial_list = self.initial_cumulative.tolist()
-        self._table = self.single_env.P
-        # Per state and action, the cumulative probabilities of its real outcomes.
-        self._cumulative_lists = [
-            [[bound for bound in outcomes if bound != -np.inf] for outcomes in actions]
-            for actions in a.cumulative.tolist()
+        self._variants: dict[tuple[Any, ...], DiscreteToyTextEnv] = {
+            tuple(sorted(self.built_with.items())): self.single_env
+        }
+        self.parameters_changed()
+
+    def parameters_changed(self) -> None:
+        """Rebuild the tables from the rows' parameter sets (a hook of the native base).
+
+        Rows that share a parameter set share one single env's table ``P``, built by that env
+        (kept for later changes); with several sets their arrays are stacked, and a row's
+        lookups are offset into its set's block.
+        """
+        keys = [tuple(sorted(values.items())) for values in self.row_parameter_sets()]
+        blocks: dict[tuple[Any, ...], int] = {}
+        block = np.array([blocks.setdefault(key, len(blocks)) for key in keys])
+        for key in blocks.keys() - self._variants.keys():
+            self._variants[key] = self.single_env_class(**{**self.env_kwargs, **dict(key)})
+        envs = [self._variants[key] for key in blocks]
+        arrays = [env.transition_arrays for env in envs]
+        num_states, self._num_actions = arrays[0].cumulative.shape[:2]
+        self._width = max(a.cumulative.shape[2] for a in arrays)
+        shape = (len(arrays), num_states, self._num_actions, self._width)
+        # Flat views: one ``take`` per lookup is cheaper than indexing with index tuples.
+        self._flat_cumulative = _stacked(arrays, "cumulative", shape, -np.inf).reshape(
+            -1, self._width
+        )
+        self._flat = tuple(
+            _stacked(arrays, field, shape, 0).ravel()
+            for field in ("probability", "next_state", "reward", "terminated")
+        )
+        # Each row's offset into the stacked (state, action) rows; None with one set.
+        self._row_base = None if len(arrays) == 1 else block * (num_states * self._num_actions)
+        # The row-by-row path: each row's table P and the cumulative probabilities of each
+        # state and action's real outcomes.
+        bounds = [
+            [[[b for b in outcomes if b != -np.inf] for outcomes in row] for row in table]
+            for table in (a.cumulative.tolist() for a in arrays)
         ]
+        self._row_tables = [envs[index].P for index in block.tolist()]
+        self._row_bounds = [bounds[index] for index in block.tolist()]
 
     def invalid_actions(self, actions: np.ndarray) -> KeyError:  # type: ignore[override]
         """Return the error for actions outside the space: ``KeyError``.
@@ -309,6 +427,8 @@ class _TableVectorEnv(ToyTextVectorEnv):
         if self.row_by_row:
             return self._step_row_by_row(states, actions, rows)
         chosen = states * self._num_actions + actions
+        if self._row_base is not None:
+            chosen += self._row_base.take(rows.indices)
         if self._width > 1:
             draws = self.generators.doubles(rows.indices)  # type: ignore[attr-defined]
             cumulative = self._flat_cumulative.take(chosen, axis=0)
@@ -329,15 +449,15 @@ class _TableVectorEnv(ToyTextVectorEnv):
         The outcome is the first whose cumulative probability exceeds the draw (bisected in
         the cumulative sums :class:`TransitionArrays` holds), as ``categorical_sample`` picks.
         """
-        table, bounds = self._table, self._cumulative_lists
+        tables, bounds = self._row_tables, self._row_bounds
         randoms = self.generators.randoms  # type: ignore[attr-defined]
         picked = []
         for state, action, row in zip(
             states.tolist(), actions.tolist(), rows.indices.tolist(), strict=True
         ):
-            cumulative = bounds[state][action]
+            cumulative = bounds[row][state][action]
             choice = bisect_right(cumulative, randoms[row]())
-            picked.append(table[state][action][0 if choice == len(cumulative) else choice])
+            picked.append(tables[row][state][action][0 if choice == len(cumulative) else choice])
         # Four columns, also when every row is being autoreset instead (none is stepped).
         probabilities, following, rewards, terminations = (
             zip(*picked, strict=True) if picked else ((),) * 4
@@ -376,6 +496,7 @@ class FrozenLakeVectorEnv(_TableVectorEnv):
     """
 
     single_env_class = FrozenLakeEnv
+    row_parameters = frozenset({"is_slippery", "success_rate"})
 
 
 class CliffWalkingVectorEnv(_TableVectorEnv):
@@ -389,6 +510,7 @@ class CliffWalkingVectorEnv(_TableVectorEnv):
     """
 
     single_env_class = CliffWalkingEnv
+    row_parameters = frozenset({"is_slippery"})
 
 
 class TaxiVectorEnv(_TableVectorEnv):
@@ -404,20 +526,38 @@ class TaxiVectorEnv(_TableVectorEnv):
     """
 
     single_env_class = TaxiEnv
+    row_parameters = frozenset(
+        {"is_rainy", "rainy_probability", "fickle_passenger", "fickle_probability"}
+    )
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         env = self.single_env
         self.masks = np.stack([env.action_mask(state) for state in range(500)])
-        self.fickle_passenger = env.fickle_passenger
-        self.fickle_probability = env.fickle_probability
+        # Whether each sub-env's episode has a fickle passenger still to change their mind.
         self.fickle = np.zeros(self.num_envs, dtype=np.bool_)
 
+    def parameters_changed(self) -> None:
+        """Rebuild the tables, and each row's fickle-passenger flag and probability."""
+        super().parameters_changed()
+        sets = self.row_parameter_sets()
+        self.fickle_passenger = np.array([values["fickle_passenger"] for values in sets])
+        self.fickle_probability = np.array([values["fickle_probability"] for values in sets])
+        self._any_fickle = bool(self.fickle_passenger.any())
+
     def draw_states(self, rows: TableRows) -> np.ndarray:
-        """Draw initial states, then (fickle passenger) whether each episode is fickle."""
+        """Draw initial states, then (fickle passenger) whether each episode is fickle.
+
+        Only the rows with a fickle passenger draw, as the single env draws only then.
+        """
         states = super().draw_states(rows)
-        if self.fickle_passenger:
-            self.fickle[rows.indices] = rows.random() < self.fickle_probability
+        if self._any_fickle:
+            indices = rows.indices
+            self.fickle[indices] = False
+            drawing = indices[self.fickle_passenger[indices]]
+            if len(drawing):
+                draws = self.generators.doubles(drawing)  # type: ignore[attr-defined]
+                self.fickle[drawing] = draws < self.fickle_probability[drawing]
         return states
 
     def step_states(self, states: np.ndarray, actions: np.ndarray, rows: TableRows) -> Transition:
@@ -427,11 +567,11 @@ class TaxiVectorEnv(_TableVectorEnv):
         single env does (the streams are per sub-env, so rows may draw in any order).
         """
         following, rewards, terminations = super().step_states(states, actions, rows)
-        if self.fickle_passenger:
+        if self._any_fickle:
             indices = rows.indices
-            changing = np.flatnonzero(
-                self.fickle[indices] & passenger_may_change(states, following)
-            )
+            # A sub-env whose fickle_passenger was turned off since its reset stays put.
+            fickle = self.fickle[indices] & self.fickle_passenger[indices]
+            changing = np.flatnonzero(fickle & passenger_may_change(states, following))
             if len(changing):
                 self.fickle[indices[changing]] = False
                 pick = rows.streams.bounded(indices[changing], 3)
@@ -440,6 +580,10 @@ class TaxiVectorEnv(_TableVectorEnv):
                     following[changing], states[changing] % 4, pick
                 )
                 self._following = following
+        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            # The base resets the ended rows in the returned array, in place; the final
+            # infos read the stepped states.
+            self._following = following.copy()
         return following, rewards, terminations
 
     def step_infos(self, positions: np.ndarray) -> Infos:
@@ -525,11 +669,26 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
 
     single_env_class = BlackjackEnv
     has_infos = False
+    row_parameters = frozenset({"natural", "sab"})
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.natural = self.single_env.natural
-        self.sab = self.single_env.sab
+        self.parameters_changed()
+
+    def parameters_changed(self) -> None:
+        """Take each row's rules: ``natural`` and ``sab`` (a hook of the native base).
+
+        With one rule set for all, a step plays every table at once; else it plays each rule
+        set's tables together.
+        """
+        sets = [(values["natural"], values["sab"]) for values in self.row_parameter_sets()]
+        self._row_rules = sets
+        groups: dict[tuple[bool, bool], list[int]] = {}
+        for row, rules in enumerate(sets):
+            groups.setdefault(rules, []).append(row)
+        self._rule_groups = [
+            (rules, np.isin(np.arange(self.num_envs), members)) for rules, members in groups.items()
+        ]
 
     def make_generators(self) -> TableStreams:
         """Return Generators row by row, else cards made ahead in bulk (a draw is a gather)."""
@@ -563,13 +722,34 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
         """Hit or stick at every table (see :func:`~palaestra.envs.toy_text.blackjack.play`)."""
         if self.row_by_row:
             return self._play_row_by_row(states, actions, rows)
+        if len(self._rule_groups) == 1:
+            return self._play(states, actions, rows.indices, *self._rule_groups[0][0])
+        following = np.empty_like(states, order="F")
+        rewards = np.empty(len(states), dtype=np.float64)
+        terminations = np.empty(len(states), dtype=np.bool_)
+        for rules, members in self._rule_groups:
+            positions = np.flatnonzero(members[rows.indices])
+            if len(positions):
+                (
+                    following[positions],
+                    rewards[positions],
+                    terminations[positions],
+                ) = self._play(
+                    states[positions], actions[positions], rows.indices[positions], *rules
+                )
+        return following, rewards, terminations
+
+    def _play(
+        self, states: np.ndarray, actions: np.ndarray, indices: np.ndarray, natural: bool, sab: bool
+    ) -> Transition:
+        """Hit or stick at the tables of sub-envs ``indices``, all under one rule set."""
         player, dealer, rewards, terminations = play(
             Hand(*states[:, _PLAYER].T),
             Hand(*states[:, _DEALER].T),
             actions,
-            _ArrayDraws(self.generators, rows.indices),  # type: ignore[arg-type]
-            self.natural,
-            self.sab,
+            _ArrayDraws(self.generators, indices),  # type: ignore[arg-type]
+            natural,
+            sab,
         )
         following = np.empty_like(states, order="F")
         for index, column in enumerate((*player, *dealer)):
@@ -582,13 +762,14 @@ class BlackjackVectorEnv(ToyTextVectorEnv):
     ) -> Transition:
         """Hit or stick table by table on Python ints."""
         draws = _RowDraws(self.generators)  # type: ignore[arg-type]
+        rules = self._row_rules
         tables, rewards, terminations = [], [], []
         for table, action, row in zip(
             states.tolist(), actions.tolist(), rows.indices.tolist(), strict=True
         ):
             draws.row = row
             player, dealer, reward, terminated = play(
-                Hand(*table[_PLAYER]), Hand(*table[_DEALER]), action, draws, self.natural, self.sab
+                Hand(*table[_PLAYER]), Hand(*table[_DEALER]), action, draws, *rules[row]
             )
             tables.append((*player, *dealer, *table[_LOOKS]))
             rewards.append(reward)

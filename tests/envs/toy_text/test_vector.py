@@ -187,3 +187,18 @@ def test_a_step_that_autoresets_every_sub_env_equals_sync(
                 sync.reset(options={"reset_mask": ended}),
                 "reset_mask",
             )
+
+
+@pytest.mark.parametrize("use_arrays", [False, True], ids=["generators", "arrays"])
+def test_same_step_final_info_holds_the_action_mask_of_the_ended_state(use_arrays):
+    # The rows reset inside the step must not lend their new states to the final infos.
+    sync, native = make_pair("Taxi-v4", 16, AutoresetMode.SAME_STEP, {}, use_arrays)
+    native.reset(seed=4), sync.reset(seed=4)
+    rng = np.random.default_rng(4)
+    finals = 0
+    for step in range(300):
+        actions = rng.integers(0, 6, 16)
+        expected, observed = sync.step(actions), native.step(actions)
+        assert_same_value(observed, expected, f"step {step}")
+        finals += int(expected[2].sum())
+    assert finals > 0
