@@ -16,6 +16,7 @@ import pytest
 import palaestra
 from palaestra.envs.toy_text._streams import TableStreams
 from palaestra.vector import AutoresetMode
+from palaestra.vector.contract import assert_same, rollout
 from tests.envs.toy_text.test_vector import assert_same_run
 
 NUM_ENVS = 4
@@ -157,3 +158,18 @@ def test_set_attr_refuses_a_value_the_argument_does_not_take(name, values, messa
 def test_make_vec_refuses_a_list_of_the_wrong_length():
     with pytest.raises(ValueError, match="3"):
         palaestra.make_vec("CliffWalking-v1", 3, is_slippery=[True, False])
+
+
+@pytest.mark.parametrize("env_id", ["Taxi-v4", "Blackjack-v1"])
+def test_values_per_sub_env_reach_a_pool_s_native_groups(env_id):
+    values = VALUES[env_id]
+    pool = palaestra.make_vec(
+        env_id, NUM_ENVS, vectorization_mode="pool", vector_kwargs={"num_workers": 2}, **values
+    )
+    try:
+        assert pool.get_attr(next(iter(values))) == tuple(next(iter(values.values())))
+        actions = [np.random.default_rng(step).integers(0, 2, NUM_ENVS) for step in range(80)]
+        expected = rollout(_sync_built_with(env_id, values, AutoresetMode.NEXT_STEP), actions, 3)
+        assert_same(rollout(pool, actions, 3), expected, env_id)
+    finally:
+        pool.close()
