@@ -35,8 +35,6 @@ import numpy as np
 from palaestra.utils import seeding
 from palaestra.vector.native.pcg64 import (
     join_state,
-    jump_constants,
-    multiply_128,
     pcg64_output,
     pcg64_step,
     split_state,
@@ -248,13 +246,14 @@ class BufferedIntegerStreams(TableStreams):
     For an env whose steps draw nothing but small bounded integers (Blackjack's cards),
     each stream keeps a queue of its next 32-bit values (both halves of its next PCG64
     outputs, in the order numpy's ``next_uint32`` hands them out). When a draw finds a queue
-    empty, every queue running low is topped up with ``ahead`` more outputs in one
-    jump-ahead pass; a draw is then a gather. The draws equal ``Generator.integers(0, n)``'s
-    on each sub-env's own generator.
+    empty, every queue running low is topped up with ``ahead`` more outputs, made by that
+    stream's own bit generator in C (``random_raw``); a draw is then a gather. The draws equal
+    ``Generator.integers(0, n)``'s on each sub-env's own generator.
 
     Args:
         num_envs: the number of sub-environments.
-        ahead: the 64-bit outputs added to a queue per top-up.
+        ahead: the 64-bit outputs added to a queue per top-up (``None``: as many as keep
+            the queues within about 16 MiB, from 16 to 1024 per stream).
 
     Example:
         >>> streams = BufferedIntegerStreams(3)
@@ -265,61 +264,58 @@ class BufferedIntegerStreams(TableStreams):
         True
     """
 
-    def __init__(self, num_envs: int, ahead: int = 16):
+    def __init__(self, num_envs: int, ahead: int | None = None):
         super().__init__(num_envs, use_arrays=True)
-        self.ahead = ahead
-        # Ring queues of 4 * ahead values (a power of two): values [next, length), counted
-        # from each stream's first draw and taken modulo the ring size, are pending.
-        size = 1 << (4 * ahead - 1).bit_length()
+        # A top-up costs a Python call per stream: long queues make it rare (measured with
+        # benchmarks/toy_text_speed.py), within a memory budget for large batches.
+        self.ahead = ahead if ahead is not None else max(16, min(1024, (1 << 20) // num_envs))
+        # Ring queues of at least 4 * ahead values (a power of two): values [next, length),
+        # counted from each stream's first draw and taken modulo the ring size, are pending.
+        size = 1 << (4 * self.ahead - 1).bit_length()
+        self._size = size
         self._mask = size - 1
-        self._values = np.zeros((num_envs, size), dtype=np.uint64)
+        self._values = np.zeros((num_envs, size), dtype=np.uint32)
+        self._flat = self._values.ravel()
         self._next = np.zeros(num_envs, dtype=np.int64)
         self._length = np.zeros(num_envs, dtype=np.int64)
-        multipliers, self._factors = jump_constants(ahead)
-        self._multipliers = tuple(half[None] for half in _halves(multipliers))
-        self._increments: tuple[np.ndarray, np.ndarray] | None = None
-        self._columns = np.arange(2 * ahead)
 
     def seed(self, indices: np.ndarray, seeds: Sequence[int | None]) -> None:
-        """Reseed the streams at ``indices``; their queues are emptied."""
-        fresh = [index for index in indices if seeds[index] is not None or not self.seeded[index]]
-        super().seed(indices, seeds)
-        if fresh:
-            self._next[fresh] = self._length[fresh] = 0
-            self._increments = None
+        """Reseed the streams at ``indices``; their queues are emptied.
+
+        A ``None`` seed keeps a seeded stream, or seeds it from OS entropy.
+        """
+        for index in indices:
+            if seeds[index] is None and self.seeded[index]:
+                continue
+            generator, self.seeds[index] = seeding.np_random(seeds[index])
+            self.seeded[index] = True
+            self._bit_generators[index] = generator.bit_generator
+            self._next[index] = self._length[index] = 0
 
     def _top_up(self) -> None:
         """Append ``ahead`` outputs to every queue holding fewer than ``2 * ahead`` values."""
-        pending = self._length - self._next
-        rows = np.flatnonzero(pending < 2 * self.ahead)
-        if self._increments is None:
-            self._increments = multiply_128(
-                self._inc_high[:, None], self._inc_low[:, None], *_halves(self._factors)
-            )
-        increment_high, increment_low = self._increments
-        high, low = multiply_128(
-            self._high[rows][:, None], self._low[rows][:, None], *self._multipliers
-        )
-        low += increment_low[rows]
-        high += increment_high[rows]
-        high += low < increment_low[rows]
-        outputs = pcg64_output(high, low)
-        fresh = np.empty((len(rows), 2 * self.ahead), dtype=np.uint64)
-        fresh[:, 0::2] = outputs & _LOW_32
-        fresh[:, 1::2] = outputs >> _32
-        # Appended after the pending values, around the ring.
-        slots = (self._length[rows][:, None] + self._columns) & self._mask
-        self._values[rows[:, None], slots] = fresh
-        self._length[rows] += 2 * self.ahead
-        self._high[rows], self._low[rows] = high[:, -1], low[:, -1]
+        count = 2 * self.ahead
+        rows = np.flatnonzero(self._length - self._next < count)
+        starts = (self._length[rows] & self._mask).tolist()
+        values, size, ahead = self._values, self._size, self.ahead
+        for row, start in zip(rows.tolist(), starts, strict=True):
+            # Little-endian halves: each output's lower 32 bits first, as next_uint32 takes.
+            fresh = self._bit_generators[row].random_raw(ahead).astype("<u8").view("<u4")
+            stop = start + count
+            if stop <= size:
+                values[row, start:stop] = fresh
+            else:
+                values[row, start:] = fresh[: size - start]
+                values[row, : stop - size] = fresh[size - start :]
+        self._length[rows] += count
 
     def _take32(self, rows: np.ndarray) -> np.ndarray:
         positions = self._next[rows]
         if (positions >= self._length[rows]).any():
             self._top_up()
-            positions = self._next[rows]
         self._next[rows] = positions + 1
-        return self._values[rows, positions & self._mask]
+        # One flat take: cheaper than indexing with a pair of index arrays.
+        return self._flat.take(rows * self._size + (positions & self._mask)).astype(np.uint64)
 
     def bounded(self, rows: np.ndarray, n: int) -> np.ndarray:
         """Draw an integer in ``[0, n)`` from each stream in ``rows``, as ``integers(0, n)``."""
@@ -345,8 +341,9 @@ class BufferedIntegerStreams(TableStreams):
         if (self._length[rows] - self._next[rows] < count).any():
             self._top_up()
         positions = (self._next[rows][:, None] + np.arange(count)) & self._mask
+        positions += (rows * self._size)[:, None]
         spans_array = np.asarray(spans, dtype=np.uint64)
-        products = self._values[rows[:, None], positions] * spans_array
+        products = self._flat.take(positions).astype(np.uint64) * spans_array
         thresholds = np.array([(2**32 - n) % n for n in spans], dtype=np.uint64)
         rejected = ((products & _LOW_32) < thresholds).any(axis=1)
         self._next[rows] += count
@@ -369,34 +366,28 @@ class BufferedIntegerStreams(TableStreams):
     def generators(self) -> tuple[np.random.Generator | None, ...]:
         """Each stream as a Generator positioned at its next draw (a snapshot).
 
-        The state is the queue's end state stepped back over the outputs not yet handed
-        out (the LCG is invertible); an odd number pending means a held upper half.
+        A copy of the stream's bit generator, stepped back over the outputs not yet handed
+        out (``advance`` by their count modulo 2**128); an odd number pending means a held
+        upper half.
         """
         snapshots: list[np.random.Generator | None] = []
-        increments = join_state(self._inc_high, self._inc_low)
-        ends = join_state(self._high, self._low)
         for index in range(self.num_envs):
             if not self.seeded[index]:
                 snapshots.append(None)
                 continue
             pending = int(self._length[index] - self._next[index])
-            state = ends[index]
-            for _ in range(pending // 2):
-                state = ((state - increments[index]) * _INVERSE) % 2**128
-            held = pending % 2
             bit_generator = np.random.PCG64()
-            bit_generator.state = {
-                "bit_generator": "PCG64",
-                "state": {"state": state, "inc": increments[index]},
-                "has_uint32": held,
-                "uinteger": int(self._values[index, self._next[index] & self._mask]) if held else 0,
-            }
+            bit_generator.state = self._bit_generators[index].state
+            bit_generator.advance((-(pending // 2)) % 2**128)
+            held = pending % 2
+            state = bit_generator.state
+            state["has_uint32"] = held
+            state["uinteger"] = (
+                int(self._values[index, self._next[index] & self._mask]) if held else 0
+            )
+            bit_generator.state = state
             snapshots.append(np.random.Generator(bit_generator))
         return tuple(snapshots)
-
-
-_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
-_INVERSE = pow(_MULTIPLIER, -1, 2**128)
 
 
 def _halves(numbers: list[int]) -> tuple[np.ndarray, np.ndarray]:
