@@ -28,6 +28,7 @@ def test_there_is_a_tutorial_for_each_topic_of_the_issue():
         "06_train_sb3",
         "07_ray",
         "08_diagnose_nans",
+        "09_native_batching",
     ]
 
 

@@ -14,6 +14,10 @@ A subclass names its single environment class and fills in three hooks (four to 
 - :meth:`~NativeVectorEnv.advance` steps states: next states, rewards, terminations,
 - :meth:`~NativeVectorEnv.render_sub_env` (optional) draws one sub-environment.
 
+A subclass with compiled dynamics also overrides
+:meth:`~NativeVectorEnv.compile_advance`, and its ``advance`` calls
+:attr:`~NativeVectorEnv.compiled_advance` when that is set (the numba path).
+
 Four optional hooks serve systems whose observations are not one array or whose single
 environment returns infos: :meth:`~NativeVectorEnv.make_generators` (other random streams),
 :meth:`~NativeVectorEnv.publish` and :meth:`~NativeVectorEnv.publish_row` (the observations
@@ -238,6 +242,16 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """
         raise NotImplementedError
 
+    @property
+    def compiled_advance(self) -> Any:
+        """What :meth:`compile_advance` returned, while the env is on numba (else ``None``).
+
+        A subclass's :meth:`advance` calls it when it is set. On ``accelerator="numba"`` it is
+        built at the first ``reset`` at the latest (a subclass may install it earlier, in
+        ``__init__``); under ``"auto"``, when the env moves to numba.
+        """
+        return self._compiled_advance
+
     def _install_compiled_advance(self, advance: Any = None) -> None:
         """Take the compiled step; a subclass calls it at the end of ``__init__`` on numba."""
         self._compiled_advance = self.compile_advance() if advance is None else advance
@@ -390,6 +404,14 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             palaestra.error.ClosedEnvironmentError: after :meth:`close`.
         """
         self._refuse_if_closed()
+        if (
+            self.state is None
+            and self.accelerator == "numba"
+            and self._compiled_advance is None
+            and self.has_compiled_dynamics()
+        ):
+            # A subclass that did not install its compiled step in __init__ gets it here.
+            self._install_compiled_advance()
         seeds = seeds_per_env(seed, self.num_envs)
         mask, options = split_reset_mask(options, self.num_envs)
         indices = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
