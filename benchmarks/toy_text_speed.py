@@ -4,7 +4,9 @@ For every toy-text id and every ``n`` in 1, 2, 4, ..., 1024, times one batch ste
 palaestra's default ``make_vec(id, n)`` (the native ``ToyTextVectorEnv``) and of Gymnasium's
 default ``gymnasium.make_vec(id, n)`` (a ``SyncVectorEnv``: Gymnasium has no batched toy text),
 repeats interleaved round-robin over both modes and all sizes of an id, so that machine load
-drifts hit them all alike. Prints one JSON line per measurement and per id:
+drifts hit them all alike (each timing after a few untimed steps of the same env, so that
+none pays for the caches the previous one left cold). Prints one JSON line per measurement
+and per id:
 
 * ``{"kind": "step", "env_id", "num_envs", "mode", "us_per_step", "steps_per_s",
   "ratio_to_gym"}``: the median over repeats of the microseconds per batch step;
@@ -75,6 +77,8 @@ def measure(env_id: str, sizes: list[int], repeats: int) -> dict[tuple[str, int]
     times: dict[tuple[str, int], list[float]] = {key: [] for key in runs}
     for _ in range(repeats):
         for key, (env, actions) in runs.items():
+            # Untimed steps first: the previous run (a large batch, say) left the caches cold.
+            _time_steps(env, actions[:10])
             times[key].append(_time_steps(env, actions))
     for env, _ in runs.values():
         env.close()
