@@ -360,14 +360,19 @@ class _TableVectorEnv(ToyTextVectorEnv):
         """Rebuild the tables from the rows' parameter sets (a hook of the native base).
 
         Rows that share a parameter set share one single env's table ``P``, built by that env
-        (kept for later changes); with several sets their arrays are stacked, and a row's
+        (kept while some row uses it); with several sets their arrays are stacked, and a row's
         lookups are offset into its set's block.
         """
         keys = [tuple(sorted(values.items())) for values in self.row_parameter_sets()]
         blocks: dict[tuple[Any, ...], int] = {}
         block = np.array([blocks.setdefault(key, len(blocks)) for key in keys])
-        for key in blocks.keys() - self._variants.keys():
-            self._variants[key] = self.single_env_class(**{**self.env_kwargs, **dict(key)})
+        built = tuple(sorted(self.built_with.items()))
+        # The sets in use (and the single env's own) only: randomised values do not pile up.
+        self._variants = {
+            key: self._variants.get(key)
+            or self.single_env_class(**{**self.env_kwargs, **dict(key)})
+            for key in {built, *blocks}
+        }
         envs = [self._variants[key] for key in blocks]
         arrays = [env.transition_arrays for env in envs]
         num_states, self._num_actions = arrays[0].cumulative.shape[:2]
