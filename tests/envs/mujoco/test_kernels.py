@@ -144,7 +144,7 @@ def test_compiled_outcome_declines_settings_it_does_not_cover(env_id, kwargs, dt
 def test_numpy_and_numba_batches_give_the_same_rollout():
     numba_envs = palaestra.make_vec("Ant-v5", 3, accelerator="numba", max_episode_steps=7)
     numpy_envs = palaestra.make_vec("Ant-v5", 3, accelerator="numpy", max_episode_steps=7)
-    assert numba_envs._compiled_outcome is not None and numpy_envs._compiled_outcome is None
+    assert numba_envs._compiled_advance is not None and numpy_envs._compiled_advance is None
     actions = list(random_actions(numba_envs.action_space, 8, 16))
     assert_same(rollout(numba_envs, actions), rollout(numpy_envs, actions))
     numba_envs.close()
@@ -154,5 +154,5 @@ def test_numpy_and_numba_batches_give_the_same_rollout():
 def test_version_4_tasks_have_no_compiled_outcome():
     for env_id in ("Ant-v4", "HalfCheetah-v4", "Humanoid-v4"):
         envs = palaestra.make_vec(env_id, 2, accelerator="numba")
-        assert envs._compiled_outcome is None
+        assert envs._compiled_advance is None
         envs.close()
