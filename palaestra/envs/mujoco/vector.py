@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from palaestra import logger
+from palaestra.envs.mujoco import _task
 from palaestra.envs.mujoco._simulations import STEPPERS
 from palaestra.envs.mujoco._task import MujocoTaskEnv
 from palaestra.vector.native.base import NativeVectorEnv
@@ -161,6 +163,11 @@ class MujocoVectorEnv(NativeVectorEnv):
         # The observations advance computed with the rewards, for the observe that follows.
         self._stepped: np.ndarray | None = None
         self._restarted: list[np.ndarray] = []
+        # The view's fields as one named tuple (what the compiled loop reads), and the
+        # kinds of settings and actions checked against the numpy hooks (see advance).
+        names = tuple(sorted(vars(self.view)))
+        self._data = _task.named_tuple_class(names)(*[getattr(self.view, n) for n in names])
+        self._checked: dict[Any, Any] = {}
         if self.accelerator == "numba" and self.has_compiled_dynamics():
             self._install_compiled_advance()
 
@@ -171,14 +178,61 @@ class MujocoVectorEnv(NativeVectorEnv):
     # The compiled path ---------------------------------------------------------------------
 
     def has_compiled_dynamics(self) -> bool:  # type: ignore[override]
-        """Whether the task has a compiled step outcome (see :meth:`compile_advance`)."""
-        return self.single_env_class._compiled_outcome_parts is not None
+        """Whether the task's step is a pure function that numba compiles (``step_outcome``)."""
+        return self.single_env_class.step_outcome is not None
 
     def compile_advance(self) -> Any:
-        """Return the task's compiled step outcome (its kernels load on the first call)."""
-        import palaestra.envs.mujoco._kernels  # noqa: F401  (numba, and the kernels)
+        """Return the task's step outcome compiled into a loop over rows (see ``_compiled``)."""
+        from palaestra.envs.mujoco._compiled import compile_outcome
 
-        return self.single_env._compiled_outcome_parts
+        task = self.single_env_class
+        return compile_outcome(task.step_outcome, task.outcome_helpers)
+
+    def _compiled_check(self, settings: Any, actions: np.ndarray) -> Any:
+        """Return the info dtypes the compiled outcome gives for these settings, or ``None``.
+
+        ``None`` (the numpy hooks) until a step has compared both outcomes for this kind of
+        settings and actions, and where they differed or the task declines the settings.
+        """
+        key = (_kinds(settings), actions.dtype)
+        if key not in self._checked:
+            return None
+        return self._checked[key]
+
+    def _compare_outcomes(
+        self, settings: Any, before: Any, actions: np.ndarray, expected: Any
+    ) -> None:
+        """Run the compiled outcome on every row once and keep it if it equals ``expected``."""
+        key = (_kinds(settings), actions.dtype)
+        dtypes = tuple(np.asarray(value).dtype for value in expected[3].values())
+        same = None
+        if self.single_env.compiled_supports(settings):
+            try:
+                outputs = self._compiled_outputs(dtypes)
+                self._compiled_advance(
+                    np.arange(self.num_envs), settings, self._data, before, actions, *outputs
+                )
+            except Exception as e:  # numba refuses these types: the numpy hooks stay
+                logger.warn(f"{type(self).__name__} steps on numpy: {type(e).__name__}: {e}")
+            else:
+                observations, rewards, terminations, infos = outputs
+                if (
+                    _identical(observations, expected[0])
+                    and _identical(rewards, np.array(expected[1], dtype=np.float64))
+                    and _identical(terminations, np.broadcast_to(expected[2], self.num_envs))
+                    and all(map(_identical, infos, expected[3].values()))
+                ):
+                    same = dtypes
+        self._checked[key] = same
+
+    def _compiled_outputs(self, dtypes: tuple[np.dtype, ...]) -> Any:
+        count = self.num_envs
+        return (
+            np.empty((count, *self.single_observation_space.shape)),
+            np.empty(count),
+            np.empty(count, dtype=np.bool_),
+            tuple(np.empty(count, dtype=dtype) for dtype in dtypes),
+        )
 
     # Hooks ---------------------------------------------------------------------------------
 
@@ -225,17 +279,31 @@ class MujocoVectorEnv(NativeVectorEnv):
         """Step every simulation in the C threads; compute the outcome as each single env."""
         env, view = self.single_env, self.view
         before = env._progress(view)
-        parts = None
+        settings = dtypes = None
         if self._compiled_advance is not None:
-            # The rows' outcomes computed by the threads that step them, each once done.
-            parts = self._compiled_advance(view, before, actions)
-        finish = None if parts is None else parts[0]
-        self.simulations.step(None, actions, self.frame_skip, None, finish)
-        if parts is not None:
-            result = parts[1]()
+            settings = env.settings()
+            actions = np.ascontiguousarray(actions)
+            dtypes = self._compiled_check(settings, actions)
+        if dtypes is None:
+            self.simulations.step(None, actions, self.frame_skip)
+            observations, reward, terminated, step_info = env._observe_outcome(
+                view, before, actions
+            )
+            if settings is not None and (_kinds(settings), actions.dtype) not in self._checked:
+                self._compare_outcomes(
+                    settings, before, actions, (observations, reward, terminated, step_info)
+                )
         else:
-            result = env._observe_outcome(view, before, actions)
-        observations, reward, terminated, step_info = result
+            # The rows' outcomes, computed by the threads that step them, each once done.
+            outputs = self._compiled_outputs(dtypes)
+            rows, data = self._compiled_advance, self._data
+
+            def finish(done: list[int]) -> None:
+                rows(np.array(done), settings, data, before, actions, *outputs)
+
+            self.simulations.step(None, actions, self.frame_skip, None, finish)
+            observations, reward, terminated, values = outputs
+            step_info = dict(zip(env.info_keys, values))
         self._stepped = observations
         self._restarted = []
         rewards = np.array(reward, dtype=np.float64)
@@ -261,6 +329,24 @@ class MujocoVectorEnv(NativeVectorEnv):
         """Stop the stepping threads and close the single environment's renderer."""
         self.simulations.close()
         self.single_env.close()
+
+
+def _kinds(settings: Any) -> tuple[Any, ...]:
+    """The types of a settings tuple's values (a tuple's, item by item): a compiled kind."""
+    return tuple(_kinds(value) if isinstance(value, tuple) else type(value) for value in settings)
+
+
+def _identical(ours: np.ndarray, theirs: Any) -> bool:
+    """Whether two arrays hold the same dtype, shape and bits (NaN equal to NaN)."""
+    theirs = np.asarray(theirs)
+    return (
+        ours.dtype == theirs.dtype
+        and ours.shape == theirs.shape
+        and bool(np.array_equal(ours, theirs, equal_nan=ours.dtype.kind in "fc"))
+        and bool(np.array_equal(np.signbit(ours), np.signbit(theirs)))
+        if ours.dtype.kind in "fc"
+        else ours.dtype == theirs.dtype and bool(np.array_equal(ours, theirs))
+    )
 
 
 def vector_entry_point(env_class: str) -> Callable[..., MujocoVectorEnv]:
