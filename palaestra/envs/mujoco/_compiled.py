@@ -14,7 +14,9 @@ helpers of :mod:`palaestra.envs.mujoco._task` only, each rounding as numpy does 
   ``np.vecdot`` does here (tested against it);
 - :func:`~palaestra.envs.mujoco._task.control_cost` of float32 actions multiplies in
   float32, as numpy does with a Python weight (NEP 50);
-- :func:`~palaestra.envs.mujoco._task.clip` lets NaN through, as ``np.minimum(np.maximum())``.
+- :func:`~palaestra.envs.mujoco._task.clip` lets NaN through, as ``np.minimum(np.maximum())``;
+- :func:`~palaestra.envs.mujoco._humanoid.mass_center_of` adds the bodies in turn, as a
+  numpy reduction over an outer axis does.
 
 The functions compile through palaestra's pipeline (:mod:`palaestra.vector.native.compiled`),
 so ``x ** 2`` rounds as Python's. The batched env checks the compiled outcome once per kind
@@ -39,7 +41,7 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-from palaestra.envs.mujoco import _task
+from palaestra.envs.mujoco import _humanoid, _task
 from palaestra.vector.native.compiled import exact_power, njit, register_jitable
 
 __all__ = ["PAIRWISE_BLOCK", "compile_outcome", "pairwise_square_sum"]
@@ -48,26 +50,31 @@ __all__ = ["PAIRWISE_BLOCK", "compile_outcome", "pairwise_square_sum"]
 PAIRWISE_BLOCK = 128
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _term(values: Any, index: int, squares: bool) -> Any:
+    return values[index] * values[index] if squares else values[index]
+
+
 @numba.njit(cache=True, nogil=True)
-def _block_square_sum(values: Any, start: int, count: int, zero: Any) -> Any:
-    """numpy's pairwise sum of squares of ``values[start:start + count]``, ``count <= 128``."""
+def _block_sum(values: Any, count: int, zero: Any, squares: bool) -> Any:
+    """Sum ``values[:count]`` pairwise as numpy does (or their squares), ``count <= 128``."""
     if count < 8:
         total = zero
-        for index in range(start, start + count):
-            total += values[index] * values[index]
+        for index in range(count):
+            total += _term(values, index, squares)
         return total
     r = np.empty(8, dtype=values.dtype)
     for k in range(8):
-        r[k] = values[start + k] * values[start + k]
-    index = start + 8
-    blocks_end = start + count - count % 8
+        r[k] = _term(values, k, squares)
+    index = 8
+    blocks_end = count - count % 8
     while index < blocks_end:
         for k in range(8):
-            r[k] += values[index + k] * values[index + k]
+            r[k] += _term(values, index + k, squares)
         index += 8
     total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while index < start + count:
-        total += values[index] * values[index]
+    while index < count:
+        total += _term(values, index, squares)
         index += 1
     return total
 
@@ -86,7 +93,30 @@ def pairwise_square_sum(values: Any, zero: Any) -> Any:
     """
     if values.size > PAIRWISE_BLOCK:
         raise ValueError("a sum longer than one pairwise block")
-    return _block_square_sum(values, 0, values.size, zero)
+    return _block_sum(values, values.size, zero, True)
+
+
+@numba.njit(cache=True, nogil=True)
+def _mass_center(mass: Any, xipos: Any) -> Any:
+    """:func:`~palaestra.envs.mujoco._humanoid.mass_center_of` of one row."""
+    if mass.size > PAIRWISE_BLOCK:
+        raise ValueError("a sum longer than one pairwise block")
+    x, y = mass[0] * xipos[0, 0], mass[0] * xipos[0, 1]
+    for body in range(1, mass.size):
+        x += mass[body] * xipos[body, 0]
+        y += mass[body] * xipos[body, 1]
+    total = _block_sum(mass, mass.size, 0.0, False)
+    center = np.empty(2)
+    center[0], center[1] = x / total, y / total
+    return center
+
+
+@overload(_humanoid.mass_center_of)
+def _mass_center_of(mass: Any, xipos: Any) -> Any:
+    def center(mass: Any, xipos: Any) -> Any:
+        return _mass_center(mass, xipos)
+
+    return center
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"contract"})
@@ -191,14 +221,6 @@ def _all_along_last(values: Any) -> Any:
     return every
 
 
-@overload(_task.as_int)
-def _as_int(values: Any) -> Any:
-    def integer(values: Any) -> Any:
-        return np.int64(values)
-
-    return integer
-
-
 def row_of(data: Any, index: int) -> Any:
     """Return row ``index`` of every field of ``data`` (compiled code only)."""
     raise NotImplementedError("row_of runs in compiled code only")
@@ -237,9 +259,26 @@ def _store(outputs: Any, index: Any, values: Any) -> Any:
 _registered: set[Callable] = set()
 
 
+# The row loop of one task, written for each outcome function: it calls the outcome by a
+# global name of this module, so that numba caches the loop on disk (a loop that took the
+# outcome as an argument or a closure cell would be keyed by a per-process object).
+_ROWS_SOURCE = """
+def {loop}(row_ids, settings, data, before, actions, observations, rewards, terminations, infos):
+    for position in range(row_ids.shape[0]):
+        index = row_ids[position]
+        observation, reward, terminated, info = {outcome}(
+            settings, row_of(data, index), before[index], actions[index]
+        )
+        observations[index, :] = observation
+        rewards[index] = reward
+        terminations[index] = terminated
+        store(infos, index, info)
+"""
+
+
 @functools.cache
 def compile_outcome(outcome: Callable, helpers: tuple[Callable, ...] = ()) -> Callable:
-    """Compile a task's step outcome function into a loop over rows.
+    """Compile a task's step outcome function into a loop over rows (cached on disk).
 
     Args:
         outcome: the task's ``outcome(settings, data, before, action)``, returning the
@@ -256,28 +295,8 @@ def compile_outcome(outcome: Callable, helpers: tuple[Callable, ...] = ()) -> Ca
         if helper not in _registered:
             register_jitable(helper)
             _registered.add(helper)
-    compiled = njit(outcome, nogil=True)
-
-    @njit(nogil=True)
-    def rows(
-        row_ids: Any,
-        settings: Any,
-        data: Any,
-        before: Any,
-        actions: Any,
-        observations: Any,
-        rewards: Any,
-        terminations: Any,
-        infos: Any,
-    ) -> None:
-        for position in range(row_ids.shape[0]):
-            index = row_ids[position]
-            observation, reward, terminated, info = compiled(
-                settings, row_of(data, index), before[index], actions[index]
-            )
-            observations[index, :] = observation
-            rewards[index] = reward
-            terminations[index] = terminated
-            store(infos, index, info)
-
-    return rows
+    name = f"{outcome.__module__}_{outcome.__qualname__}".replace(".", "_")
+    globals()[f"_outcome_{name}"] = njit(outcome, nogil=True, cache=True)
+    source = _ROWS_SOURCE.format(loop=f"_rows_{name}", outcome=f"_outcome_{name}")
+    exec(compile(source, __file__, "exec"), globals())
+    return njit(globals()[f"_rows_{name}"], nogil=True, cache=True)

@@ -24,13 +24,13 @@ DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
 
 
 def half_cheetah_observe(settings: Any, data: Any) -> np.ndarray:
-    """The joint positions (less the torso's x by default) and velocities."""
+    """Return the joint positions (less the torso's x by default) and velocities."""
     skipped = 1 if settings.exclude_current_positions_from_observation else 0
     return np.concatenate((data.qpos[..., skipped:], data.qvel), axis=-1)
 
 
 def half_cheetah_outcome(settings: Any, data: Any, before: Any, action: Any) -> Any:
-    """The step's observation, reward (forward speed less the control cost), info values."""
+    """Return the step's observation, reward, termination and info values."""
     x_position = col(data.qpos, 0)
     x_velocity = (x_position - before) / settings.dt
     forward_reward = settings.forward_reward_weight * x_velocity

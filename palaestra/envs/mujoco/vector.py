@@ -1,16 +1,17 @@
 """The natively batched MuJoCo environments: every sub-env stepped in C threads at once.
 
-:class:`MujocoVectorEnv` advances all sub-environments' simulations together, in parallel
-C code with the GIL released (see :mod:`palaestra.envs.mujoco._simulations`: by default
-MuJoCo's own :class:`mujoco.batch.Batch`, one C call per step on its thread pool, or one
-``MjData`` per sub-env stepped on a pool of Python threads), bit for bit as a loop of
-``mj_step`` over one ``MjData`` each would. Observations, rewards and
-terminations are then computed for the whole batch in numpy by the single environment's own
-step hooks (:mod:`palaestra.envs.mujoco._task`) or, for the tasks that have one and with
-numba installed, by a compiled kernel giving the same bits (:mod:`palaestra.envs.mujoco._kernels`,
-run by the stepping threads on their rows), so that the results equal
-``make_vec(id, n, vectorization_mode="sync")``'s exactly for the same seeds, in every
-autoreset mode.
+:class:`MujocoVectorEnv` is a :class:`~palaestra.vector.native.NativeVectorEnv`: its hooks
+reset and advance all sub-environments' simulations together, in parallel C code with the
+GIL released (see :mod:`palaestra.envs.mujoco._simulations`: by default MuJoCo's own
+:class:`mujoco.batch.Batch`, one C call per step on its thread pool, or one ``MjData`` per
+sub-env stepped on a pool of Python threads), bit for bit as a loop of ``mj_step`` over one
+``MjData`` each would; time limits, autoreset, seeding and info batching are the base's.
+Observations, rewards and terminations are computed for the whole batch by the single
+environment's own step function (:mod:`palaestra.envs.mujoco._task`): in numpy, or, on the
+numba accelerator, that very function compiled into a loop over rows that the stepping
+threads run on their rows (:mod:`palaestra.envs.mujoco._compiled`), giving the same bits.
+So the results equal ``make_vec(id, n, vectorization_mode="sync")``'s exactly for the same
+seeds, in every autoreset mode.
 
 Example:
     >>> import numpy as np
@@ -108,6 +109,9 @@ class MujocoVectorEnv(NativeVectorEnv):
     gives_infos = True
     # Initial states draw normals and reject samples: each row's own Generator draws them.
     keeps_generator_objects = True
+    # A MuJoCo step costs tens of microseconds to milliseconds: under "auto", an episode's
+    # worth of steps lasting a second (the base's default) pays for loading numba.
+    compile_after_steps = 1000
 
     def __init__(
         self,
@@ -189,7 +193,7 @@ class MujocoVectorEnv(NativeVectorEnv):
         return compile_outcome(task.step_outcome, task.outcome_helpers)
 
     def _compiled_check(self, settings: Any, actions: np.ndarray) -> Any:
-        """Return the info dtypes the compiled outcome gives for these settings, or ``None``.
+        """Return the info values' dtypes and shapes the compiled outcome gives, or ``None``.
 
         ``None`` (the numpy hooks) until a step has compared both outcomes for this kind of
         settings and actions, and where they differed or the task declines the settings.
@@ -204,7 +208,9 @@ class MujocoVectorEnv(NativeVectorEnv):
     ) -> None:
         """Run the compiled outcome on every row once and keep it if it equals ``expected``."""
         key = (_kinds(settings), actions.dtype)
-        dtypes = tuple(np.asarray(value).dtype for value in expected[3].values())
+        dtypes = tuple(
+            (np.asarray(value).dtype, np.shape(value)[1:]) for value in expected[3].values()
+        )
         same = None
         if self.single_env.compiled_supports(settings):
             try:
@@ -225,13 +231,14 @@ class MujocoVectorEnv(NativeVectorEnv):
                     same = dtypes
         self._checked[key] = same
 
-    def _compiled_outputs(self, dtypes: tuple[np.dtype, ...]) -> Any:
+    def _compiled_outputs(self, kinds: tuple[tuple[np.dtype, tuple[int, ...]], ...]) -> Any:
+        """Fresh outputs of a compiled step: observations, rewards, flags, info values."""
         count = self.num_envs
         return (
             np.empty((count, *self.single_observation_space.shape)),
             np.empty(count),
             np.empty(count, dtype=np.bool_),
-            tuple(np.empty(count, dtype=dtype) for dtype in dtypes),
+            tuple(np.empty((count, *shape), dtype=dtype) for dtype, shape in kinds),
         )
 
     # Hooks ---------------------------------------------------------------------------------
@@ -332,7 +339,7 @@ class MujocoVectorEnv(NativeVectorEnv):
 
 
 def _kinds(settings: Any) -> tuple[Any, ...]:
-    """The types of a settings tuple's values (a tuple's, item by item): a compiled kind."""
+    """Return the types of a settings tuple's values (a tuple's item by item)."""
     return tuple(_kinds(value) if isinstance(value, tuple) else type(value) for value in settings)
 
 
