@@ -45,6 +45,8 @@ class InvertedPendulumEnv(MujocoTaskEnv):
         OSError: if ``xml_file`` does not exist.
     """
 
+    sub_env_parameters = ("reset_noise_scale",)
+
     def __init__(
         self,
         xml_file: str = "inverted_pendulum.xml",

@@ -30,9 +30,11 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -150,6 +152,7 @@ class MujocoVectorEnv(NativeVectorEnv):
             num_envs, max_episode_steps, render_mode, autoreset_mode, accelerator, **env_kwargs
         )
         self.metadata = {**self.single_env.metadata, **self.metadata}
+        self.parameters_changed()
         self.model = self.single_env.model
         self.frame_skip = self.single_env.frame_skip
         if stepper is None:
@@ -179,6 +182,125 @@ class MujocoVectorEnv(NativeVectorEnv):
         """Build the single environment, in the batch's render mode."""
         return self.single_env_class(render_mode=self.render_mode, **env_kwargs)
 
+    # Per-sub-env parameters ------------------------------------------------------------------
+
+    def parameter_names(self) -> frozenset[str]:  # type: ignore[override]
+        """Return the single env's attributes that :meth:`set_attr` sets per sub-env.
+
+        The attributes behind the task's ``sub_env_parameters`` (its constructor's reward
+        weights and ``reset_noise_scale``): ``_ctrl_cost_weight`` for ``ctrl_cost_weight``.
+
+        Example:
+            >>> from palaestra.envs.mujoco.hopper_v5 import HopperEnv
+            >>> sorted(MujocoVectorEnv(HopperEnv, 2).parameter_names())[:2]
+            ['_ctrl_cost_weight', '_forward_reward_weight']
+        """
+        return frozenset(f"_{name}" for name in self._constructor_parameters())
+
+    def _constructor_parameters(self) -> tuple[str, ...]:
+        task = self.single_env_class
+        arguments = inspect.signature(task.__init__).parameters
+        return tuple(name for name in task.sub_env_parameters if name in arguments)
+
+    def _split_parameters(  # type: ignore[override]
+        self, parameters: dict[str, Any] | None, env_kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Move the constructor arguments given one value per sub-env out of ``env_kwargs``.
+
+        ``make_vec(id, n, ctrl_cost_weight=[...])`` sets ``_ctrl_cost_weight`` per sub-env,
+        as each single env built with its own value holds it.
+        """
+        parameters = dict(parameters or {})
+        for name in self._constructor_parameters():
+            if isinstance(env_kwargs.get(name), (list, tuple, np.ndarray)):
+                values = env_kwargs.pop(name)
+                if isinstance(values, np.ndarray):
+                    values = values.tolist()
+                parameters[f"_{name}"] = values
+        unknown = sorted(parameters.keys() - self.parameter_names())
+        if unknown:
+            settable = ", ".join(sorted(self.parameter_names())) or "none"
+            raise TypeError(
+                f"{type(self).__name__} got unexpected parameters {unknown}: its per-sub-env "
+                f"parameters are: {settable}."
+            )
+        return parameters
+
+    def check_parameter(self, name: str, values: Sequence[Any]) -> None:
+        """Check one value per sub-env of parameter ``name``: real numbers only.
+
+        Raises:
+            ValueError: for a value that is not an int or a float, naming it.
+        """
+        for index, value in enumerate(values):
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise ValueError(
+                    f"{type(self).__name__}.set_attr({name!r}) got {value!r} "
+                    f"({type(value).__name__}) for sub-env {index}; expected a real number (an "
+                    "int or a float), or a list or tuple of one per sub-env."
+                )
+
+    def parameters_changed(self) -> None:
+        """Regroup the rows by their parameter values (rows alike step together)."""
+        self._groups: list[tuple[np.ndarray, dict[str, Any]]] = []
+        if not self.row_values:
+            return
+        found: dict[tuple[Any, ...], list[int]] = {}
+        names = sorted(self.row_values)
+        for row in range(self.num_envs):
+            # The types too: an int and a float weight compute alike only in some tasks.
+            key = tuple((type(v), v) for v in (self.row_values[n][row] for n in names))
+            found.setdefault(key, []).append(row)
+        for key, rows in found.items():
+            values = {name: value for name, (_, value) in zip(names, key)}
+            self._groups.append((np.array(rows), values))
+
+    @contextlib.contextmanager
+    def _parameters(self, values: dict[str, Any]) -> Iterator[None]:
+        """Give the single env one parameter set's values for a while (its hooks read them)."""
+        env = self.single_env
+        kept = {name: getattr(env, name) for name in values}
+        try:
+            for name, value in values.items():
+                setattr(env, name, value)
+            yield
+        finally:
+            for name, value in kept.items():
+                setattr(env, name, value)
+
+    def _group_settings(self) -> list[tuple[np.ndarray | None, Any]]:
+        """``(rows, settings)`` per parameter set (rows ``None``: one set for all)."""
+        if not self._groups:
+            return [(None, self.single_env.settings())]
+        settings = []
+        for rows, values in self._groups:
+            with self._parameters(values):
+                settings.append((rows, self.single_env.settings()))
+        return settings
+
+    def _grouped_outcome(self, before: Any, actions: np.ndarray) -> Any:
+        """Return the numpy hooks' outcome of every row, each row with its parameter values."""
+        env, view = self.single_env, self.view
+        if not self._groups:
+            return env._observe_outcome(view, before, actions)
+        count = self.num_envs
+        observations = np.empty((count, *self.single_observation_space.shape))
+        rewards = np.empty(count)
+        terminations = np.empty(count, dtype=np.bool_)
+        infos: dict[str, np.ndarray] = {}
+        # The group of row 0 first: the infos take its dtypes, as a sync env's take row 0's.
+        for rows, values in self._groups:
+            with self._parameters(values):
+                rows_before = None if before is None else before[rows]
+                result = env._observe_outcome(self._rows_view(rows), rows_before, actions[rows])
+            observations[rows], rewards[rows], terminations[rows] = result[:3]
+            for key, value in result[3].items():
+                value = np.asarray(value)
+                if key not in infos:
+                    infos[key] = np.empty((count, *value.shape[1:]), dtype=value.dtype)
+                infos[key][rows] = value
+        return observations, rewards, terminations, infos
+
     # The compiled path ---------------------------------------------------------------------
 
     def has_compiled_dynamics(self) -> bool:  # type: ignore[override]
@@ -192,32 +314,45 @@ class MujocoVectorEnv(NativeVectorEnv):
         task = self.single_env_class
         return compile_outcome(task.step_outcome, task.outcome_helpers)
 
-    def _compiled_check(self, settings: Any, actions: np.ndarray) -> Any:
+    def _kind(self, groups: list[tuple[Any, Any]], actions: np.ndarray) -> Any:
+        return (tuple(_kinds(settings) for _, settings in groups), actions.dtype)
+
+    def _compiled_rows(
+        self,
+        rows: np.ndarray,
+        groups: list[tuple[np.ndarray | None, Any]],
+        before: Any,
+        actions: np.ndarray,
+        outputs: Any,
+    ) -> None:
+        """Compute ``rows`` of the step's outcome into ``outputs``, each with its settings."""
+        loop, data = self._compiled_advance, self._data
+        for members, settings in groups:
+            chosen = rows if members is None else rows[np.isin(rows, members)]
+            if len(chosen):
+                loop(chosen, settings, data, before, actions, *outputs)
+
+    def _compiled_check(self, groups: list[tuple[Any, Any]], actions: np.ndarray) -> Any:
         """Return the info values' dtypes and shapes the compiled outcome gives, or ``None``.
 
         ``None`` (the numpy hooks) until a step has compared both outcomes for this kind of
         settings and actions, and where they differed or the task declines the settings.
         """
-        key = (_kinds(settings), actions.dtype)
-        if key not in self._checked:
-            return None
-        return self._checked[key]
+        return self._checked.get(self._kind(groups, actions))
 
     def _compare_outcomes(
-        self, settings: Any, before: Any, actions: np.ndarray, expected: Any
+        self, groups: list[tuple[Any, Any]], before: Any, actions: np.ndarray, expected: Any
     ) -> None:
         """Run the compiled outcome on every row once and keep it if it equals ``expected``."""
-        key = (_kinds(settings), actions.dtype)
+        key = self._kind(groups, actions)
         dtypes = tuple(
             (np.asarray(value).dtype, np.shape(value)[1:]) for value in expected[3].values()
         )
         same = None
-        if self.single_env.compiled_supports(settings):
+        if all(self.single_env.compiled_supports(settings) for _, settings in groups):
             try:
                 outputs = self._compiled_outputs(dtypes)
-                self._compiled_advance(
-                    np.arange(self.num_envs), settings, self._data, before, actions, *outputs
-                )
+                self._compiled_rows(np.arange(self.num_envs), groups, before, actions, outputs)
             except Exception as e:  # numba refuses these types: the numpy hooks stay
                 logger.warn(f"{type(self).__name__} steps on numpy: {type(e).__name__}: {e}")
             else:
@@ -251,7 +386,15 @@ class MujocoVectorEnv(NativeVectorEnv):
         """
         indices = np.arange(self.num_envs) if rows.indices is None else np.asarray(rows.indices)
         env = self.single_env
-        states = [env._reset_state(generator) for generator in rows.generators()]
+        generators = rows.generators()
+        if not self._groups:
+            states = [env._reset_state(generator) for generator in generators]
+        else:
+            states = [None] * len(indices)
+            for members, values in self._groups:
+                with self._parameters(values):
+                    for position in np.flatnonzero(np.isin(indices, members)):
+                        states[position] = env._reset_state(generators[position])
         self.simulations.reset(
             indices,
             np.array([qpos for qpos, _ in states]),
@@ -286,27 +429,24 @@ class MujocoVectorEnv(NativeVectorEnv):
         """Step every simulation in the C threads; compute the outcome as each single env."""
         env, view = self.single_env, self.view
         before = env._progress(view)
-        settings = dtypes = None
+        groups = dtypes = None
         if self._compiled_advance is not None:
-            settings = env.settings()
+            groups = self._group_settings()
             actions = np.ascontiguousarray(actions)
-            dtypes = self._compiled_check(settings, actions)
+            dtypes = self._compiled_check(groups, actions)
         if dtypes is None:
             self.simulations.step(None, actions, self.frame_skip)
-            observations, reward, terminated, step_info = env._observe_outcome(
-                view, before, actions
-            )
-            if settings is not None and (_kinds(settings), actions.dtype) not in self._checked:
+            observations, reward, terminated, step_info = self._grouped_outcome(before, actions)
+            if groups is not None and self._kind(groups, actions) not in self._checked:
                 self._compare_outcomes(
-                    settings, before, actions, (observations, reward, terminated, step_info)
+                    groups, before, actions, (observations, reward, terminated, step_info)
                 )
         else:
             # The rows' outcomes, computed by the threads that step them, each once done.
             outputs = self._compiled_outputs(dtypes)
-            rows, data = self._compiled_advance, self._data
 
             def finish(done: list[int]) -> None:
-                rows(np.array(done), settings, data, before, actions, *outputs)
+                self._compiled_rows(np.array(done), groups, before, actions, outputs)
 
             self.simulations.step(None, actions, self.frame_skip, None, finish)
             observations, reward, terminated, values = outputs
