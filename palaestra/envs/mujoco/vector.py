@@ -448,7 +448,7 @@ class MujocoVectorEnv(NativeVectorEnv):
             def finish(done: list[int]) -> None:
                 self._compiled_rows(np.array(done), groups, before, actions, outputs)
 
-            self.simulations.step(None, actions, self.frame_skip, None, finish)
+            self.simulations.step(None, actions, self.frame_skip, finish)
             observations, reward, terminated, values = outputs
             step_info = dict(zip(env.info_keys, values))
         self._stepped = observations
