@@ -221,6 +221,14 @@ def _all_along_last(values: Any) -> Any:
     return every
 
 
+@overload(_task.as_int)
+def _as_int(values: Any) -> Any:
+    def integer(values: Any) -> Any:
+        return np.int64(values)
+
+    return integer
+
+
 def row_of(data: Any, index: int) -> Any:
     """Return row ``index`` of every field of ``data`` (compiled code only)."""
     raise NotImplementedError("row_of runs in compiled code only")
@@ -237,6 +245,26 @@ def _row_of(data: Any, index: Any) -> Any:
     )
     exec(source, namespace)
     return namespace["rows"]
+
+
+def item(values: Any, index: int) -> Any:
+    """Return ``values[index]``, or ``None`` for ``None`` (compiled code only)."""
+    raise NotImplementedError("item runs in compiled code only")
+
+
+@overload(item, inline="always")
+def _item(values: Any, index: Any) -> Any:
+    if isinstance(values, (types.NoneType, types.Omitted)) or values is None:
+
+        def nothing(values: Any, index: Any) -> Any:
+            return None
+
+        return nothing
+
+    def indexed(values: Any, index: Any) -> Any:
+        return values[index]
+
+    return indexed
 
 
 def store(outputs: Any, index: int, values: Any) -> None:
@@ -267,7 +295,7 @@ def {loop}(row_ids, settings, data, before, actions, observations, rewards, term
     for position in range(row_ids.shape[0]):
         index = row_ids[position]
         observation, reward, terminated, info = {outcome}(
-            settings, row_of(data, index), before[index], actions[index]
+            settings, row_of(data, index), item(before, index), actions[index]
         )
         observations[index, :] = observation
         rewards[index] = reward

@@ -133,6 +133,16 @@ def all_along_last(values: NDArray[np.bool_]) -> Any:
     return _all(values, axis=-1)
 
 
+def as_int(values: Any) -> Any:
+    """Return flags as int64 (an array's, or one numpy flag's).
+
+    Example:
+        >>> as_int(np.array([True, False])).tolist()
+        [1, 0]
+    """
+    return values.astype(np.int64)
+
+
 def flat_tail(values: NDArray[Any], axes: int = 2) -> NDArray[Any]:
     """Flatten the last ``axes`` axes into one (per environment, row-major).
 

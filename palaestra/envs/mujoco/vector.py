@@ -359,8 +359,8 @@ class MujocoVectorEnv(NativeVectorEnv):
                 observations, rewards, terminations, infos = outputs
                 if (
                     _identical(observations, expected[0])
-                    and _identical(rewards, np.array(expected[1], dtype=np.float64))
-                    and _identical(terminations, np.broadcast_to(expected[2], self.num_envs))
+                    and _identical(rewards, _every_row(expected[1], np.float64, self.num_envs))
+                    and _identical(terminations, _every_row(expected[2], np.bool_, self.num_envs))
                     and all(map(_identical, infos, expected[3].values()))
                 ):
                     same = dtypes
@@ -453,7 +453,8 @@ class MujocoVectorEnv(NativeVectorEnv):
             step_info = dict(zip(env.info_keys, values))
         self._stepped = observations
         self._restarted = []
-        rewards = np.array(reward, dtype=np.float64)
+        rewards = np.empty(self.num_envs)
+        rewards[:] = reward  # a batch of rewards, or one for all (InvertedPendulum-v4's 1.0)
         terminations = np.zeros(self.num_envs, dtype=np.bool_)
         terminations[:] = terminated  # a batch of flags, or False for tasks that never end
         return states, rewards, terminations, step_info
@@ -481,6 +482,13 @@ class MujocoVectorEnv(NativeVectorEnv):
 def _kinds(settings: Any) -> tuple[Any, ...]:
     """Return the types of a settings tuple's values (a tuple's item by item)."""
     return tuple(_kinds(value) if isinstance(value, tuple) else type(value) for value in settings)
+
+
+def _every_row(values: Any, dtype: Any, count: int) -> np.ndarray:
+    """Return ``values`` (a batch, or one value for all rows) as ``count`` rows of ``dtype``."""
+    rows = np.empty(count, dtype=dtype)
+    rows[:] = values
+    return rows
 
 
 def _identical(ours: np.ndarray, theirs: Any) -> bool:

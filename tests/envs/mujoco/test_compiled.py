@@ -34,6 +34,8 @@ COMPILED_IDS = [
       for version in (4, 5)),
     "Ant-v5",
     "Humanoid-v5",
+    "InvertedPendulum-v5",
+    "InvertedPendulum-v4",
 ]  # fmt: skip
 # The default suite's share (each new kind of settings compiles for seconds); the rest is slow.
 FAST_IDS = ["Ant-v5", "Hopper-v5", "Humanoid-v5"]
