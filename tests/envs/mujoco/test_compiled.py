@@ -85,9 +85,12 @@ def _batch(env_id: str, num_envs: int = 6, **kwargs):
 def _extreme(envs) -> SimpleNamespace:
     """The batch's fields with non-finite states and values at, beyond and between bounds."""
     data = SimpleNamespace(**{name: value.copy() for name, value in vars(envs.view).items()})
-    data.qpos[0, 2] = np.nan
-    data.qvel[1, 1] = -np.inf
-    data.qpos[2, 2], data.qpos[3, 2] = 0.2, 1.0  # the Ant's healthy range's bounds
+    data.qpos[0, -1] = np.nan
+    data.qvel[1, -1] = -np.inf
+    if data.qpos.shape[1] > 2:
+        data.qpos[2, 2], data.qpos[3, 2] = 0.2, 1.0  # the Ant's healthy range's bounds
+    else:
+        data.qpos[2, 1], data.qpos[3, 1] = 0.2, -0.2  # the pendulum's angle limits
     data.qpos[4, 0] = -0.0
     data.qvel[5, 0] = 10.0  # the walkers' velocity clip
     if hasattr(data, "cfrc_ext"):
@@ -100,7 +103,8 @@ def _extreme(envs) -> SimpleNamespace:
 def _both_outcomes(envs, data, actions):
     """The numpy hook's and the compiled loop's outcome of ``data`` (every row)."""
     env = envs.single_env
-    before = env._progress(data) + 0.01
+    before = env._progress(data)
+    before = None if before is None else before + 0.01
     settings = env.settings()
     expected = env._observe_outcome(data, before, actions)
     kinds = tuple((np.asarray(v).dtype, np.shape(v)[1:]) for v in expected[3].values())
