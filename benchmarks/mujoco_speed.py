@@ -11,6 +11,8 @@ Prints one JSON line per measurement, with ratios measured side by side in the s
   Gymnasium's ``SyncVectorEnv`` / ``AsyncVectorEnv`` and
   EnvPool's synchronous pool (when ``envpool`` imports), with ``ratio_to_gym-sync``,
   ``ratio_to_gym-async`` and (when EnvPool ran) ``ratio_to_envpool``;
+  The batched env is measured in the steady state of its default accelerator, ``"auto"``:
+  moved to numba (as a run lasting a second moves by itself) where numba is installed;
 * ``single``: seconds per ``step`` of ``palaestra.make(id)`` and ``gymnasium.make(id)``,
   with ``ratio_to_gymnasium`` (below 1 is faster).
 
@@ -30,6 +32,7 @@ Usage (from the repository root)::
 
     python benchmarks/mujoco_speed.py [--ids HalfCheetah-v5,Ant-v5,Humanoid-v5]
         [--num-envs 8,64] [--steps 100] [--repeats 5] [--single-steps 2000]
+        [--modes native,gym-sync,gym-async,envpool] [--no-single]
 """
 
 from __future__ import annotations
@@ -67,15 +70,27 @@ def _makers() -> dict[str, Any]:
     return makers
 
 
-def _vector_rates(env_id: str, num_envs: int, steps: int, repeats: int) -> dict[str, float]:
-    envs = {mode: make(env_id, num_envs) for mode, make in _makers().items()}
+def _vector_rates(
+    env_id: str, num_envs: int, steps: int, repeats: int, modes: list[str] | None = None
+) -> dict[str, float]:
+    from palaestra.vector.native import numba_available
+
+    makers = {m: make for m, make in _makers().items() if modes is None or m in modes}
+    envs = {mode: make(env_id, num_envs) for mode, make in makers.items()}
     rng = np.random.default_rng(0)
     space = envs["native"].action_space
     actions = rng.uniform(space.low, space.high, (steps, *space.shape)).astype(np.float32)
-    for env in envs.values():
+    for mode, env in envs.items():
         env.reset(seed=0)
         for action in actions[: max(1, steps // 10)]:
             env.step(action)
+        native = env.unwrapped if mode.startswith("native") else None
+        if native is not None and numba_available() and native.has_compiled_dynamics():
+            # The default "auto" accelerator's steady state: a run that has lasted a second
+            # moves to numba by itself (palaestra.vector.native.tiers); a short benchmark
+            # would not, so it moves at once (and its first compiled step is warm-up).
+            native.use_compiled_path()
+            env.step(actions[0])
     rates: dict[str, list[float]] = {mode: [] for mode in envs}
     for _ in range(repeats):
         for mode, env in envs.items():
@@ -119,6 +134,12 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--single-steps", type=int, default=2000)
+    parser.add_argument(
+        "--modes",
+        default=None,
+        help="comma-separated vector modes (default: all; e.g. native,gym-sync,gym-async,envpool)",
+    )
+    parser.add_argument("--no-single", action="store_true", help="skip the single-env timings")
     args = parser.parse_args()
     conditions = {
         "cpu_count": os.cpu_count(),
@@ -128,7 +149,8 @@ def main() -> int:
     print(json.dumps({"conditions": conditions}), flush=True)
     for env_id in args.ids.split(","):
         for num_envs in (int(n) for n in args.num_envs.split(",")):
-            rates = _vector_rates(env_id, num_envs, args.steps, args.repeats)
+            modes = None if args.modes is None else args.modes.split(",")
+            rates = _vector_rates(env_id, num_envs, args.steps, args.repeats, modes)
             for mode, rate in rates.items():
                 line = {"kind": "vector", "env_id": env_id, "num_envs": num_envs, "mode": mode}
                 line["steps_per_s"] = round(rate)
@@ -136,6 +158,8 @@ def main() -> int:
                     if reference in rates:
                         line[f"ratio_to_{reference}"] = round(rate / rates[reference], 3)
                 print(json.dumps(line), flush=True)
+        if args.no_single:
+            continue
         seconds = _single_step_seconds(env_id, args.single_steps, args.repeats)
         for name, value in seconds.items():
             line = {"kind": "single", "env_id": env_id, "library": name}

@@ -14,7 +14,7 @@ import numpy as np
 
 from palaestra.envs.mujoco._task import MujocoTaskEnv, flat_tail
 
-__all__ = ["HumanoidBaseEnv", "mass_center"]
+__all__ = ["HumanoidBaseEnv", "humanoid_observe", "mass_center", "mass_center_of"]
 
 
 def mass_center(model: Any, data: Any) -> np.ndarray:
@@ -31,19 +31,41 @@ def mass_center(model: Any, data: Any) -> np.ndarray:
     """
     # One env's positions with Gymnasium's own subscripts (the cheaper call); a batch's
     # rows reduce over the same body axis in the same order.
-    return _mass_center_of(model.body_mass, data.xipos)
+    return mass_center_of(model.body_mass, data.xipos)
 
 
-def _mass_center_of(mass: np.ndarray, xipos: np.ndarray) -> np.ndarray:
-    """:func:`mass_center` of the bodies' ``mass`` and positions ``xipos``, bit for bit."""
-    subscripts = "b,bj->j" if xipos.ndim == 2 else "b,nbj->nj"
-    weighted = _einsum(subscripts, mass, xipos)
+def mass_center_of(mass: np.ndarray, xipos: np.ndarray) -> np.ndarray:
+    """:func:`mass_center` of the bodies' ``mass`` and positions ``xipos`` (rows: a batch).
+
+    Gymnasium's sum: the weighted positions added body after body (a reduction over an
+    outer axis adds in turn), divided by the pairwise sum of the masses.
+    """
+    weighted = _add_reduce(mass[:, None] * xipos, axis=-2)
     # Divided after slicing: the same quotients, and a fresh array without a copy.
     return weighted[..., 0:2] / _add_reduce(mass, axis=None)
 
 
-_einsum = np.einsum
 _add_reduce = np.add.reduce
+
+
+def humanoid_observe(settings: Any, data: Any) -> np.ndarray:
+    """Return positions, velocities and the parts of the bodies' state the settings include."""
+    skipped = 2 if settings.exclude_current_positions_from_observation else 0
+    # A part left out is an empty slice of itself: the same operations either way.
+    cinert = flat_tail(data.cinert[..., 1:, :])
+    if not settings.include_cinert_in_observation:
+        cinert = cinert[..., :0]
+    cvel = flat_tail(data.cvel[..., 1:, :])
+    if not settings.include_cvel_in_observation:
+        cvel = cvel[..., :0]
+    actuator = data.qfrc_actuator[..., 6:]
+    if not settings.include_qfrc_actuator_in_observation:
+        actuator = actuator[..., :0]
+    contact = flat_tail(data.cfrc_ext[..., 1:, :])
+    if not settings.include_cfrc_ext_in_observation:
+        contact = contact[..., :0]
+    parts = (data.qpos[..., skipped:], data.qvel, cinert, cvel, actuator, contact)
+    return np.concatenate(parts, axis=-1)
 
 
 class HumanoidBaseEnv(MujocoTaskEnv):
@@ -66,6 +88,14 @@ class HumanoidBaseEnv(MujocoTaskEnv):
         "ten_velocity",
     )
     reads_contact_forces = True
+    observe_function = staticmethod(humanoid_observe)
+    settings_names = (
+        "_exclude_current_positions_from_observation",
+        "_include_cinert_in_observation",
+        "_include_cvel_in_observation",
+        "_include_qfrc_actuator_in_observation",
+        "_include_cfrc_ext_in_observation",
+    )
 
     def _setup_observation(
         self,
@@ -100,22 +130,7 @@ class HumanoidBaseEnv(MujocoTaskEnv):
 
     def _mass_center(self, data: Any) -> np.ndarray:
         """:func:`mass_center` of ``data`` (the masses read through a view bound once)."""
-        return _mass_center_of(self._body_mass, data.xipos)
-
-    def _observe(self, data: Any) -> np.ndarray:
-        position = (
-            data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
-        )
-        parts = [position, data.qvel]
-        if self._include_cinert_in_observation:
-            parts.append(flat_tail(data.cinert[..., 1:, :]))
-        if self._include_cvel_in_observation:
-            parts.append(flat_tail(data.cvel[..., 1:, :]))
-        if self._include_qfrc_actuator_in_observation:
-            parts.append(data.qfrc_actuator[..., 6:])
-        if self._include_cfrc_ext_in_observation:
-            parts.append(flat_tail(data.cfrc_ext[..., 1:, :]))
-        return np.concatenate(parts, axis=-1)
+        return mass_center_of(self._body_mass, data.xipos)
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         return self._noisy_state(np_random)

@@ -225,15 +225,13 @@ class ThreadSimulations:
         rows: np.ndarray | None,
         ctrl: np.ndarray,
         nstep: int,
-        restart: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
         finish: Callable[[list[int]], None] | None = None,
     ) -> None:
         """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``).
 
         Raises ``ClosedEnvironmentError`` if another thread closed the simulations during
-        the step. ``restart``, ``(rows, qpos, qvel)``, names rows (not among those stepped) that
-        :meth:`reset` at the same time, on the same threads. ``finish``, where given, is
-        called by each thread with the rows it stepped or reset (their :attr:`view` rows
+        the step. ``finish``, where given, is called by each thread with the rows it
+        stepped (their :attr:`view` rows
         complete), once its share is done: work on them that releases the GIL then runs
         beside the other threads' physics.
         """
@@ -244,21 +242,11 @@ class ThreadSimulations:
         model, datas, controls, pairs = self.model, self.datas, self._ctrl_pairs, self._step_pairs
         step, post = mujoco.mj_step, mujoco.mj_rnePostConstraint
         forces, clock = self.contact_forces, time.perf_counter
-        states: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        if restart is not None:
-            # The resets, cheap beside a step, come last.
-            reset_rows, qpos, qvel = restart
-            states = dict(zip(reset_rows.tolist(), zip(qpos, qvel)))
-            rows = rows + list(states)
-        reset_row = self._reset_row
 
         def work(part: Iterator[int]) -> None:
             done: list[int] = []
             for row in part:
                 done.append(row)
-                if states and row in states:
-                    reset_row(row, *states[row])
-                    continue
                 started = clock()
                 data = datas[row]
                 target, source = controls[row]
@@ -353,13 +341,11 @@ class BatchSimulations:
         rows: np.ndarray | None,
         ctrl: np.ndarray,
         nstep: int,
-        restart: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
         finish: Callable[[list[int]], None] | None = None,
     ) -> None:
         """Apply ``ctrl`` (one row per sub-env) and advance ``rows`` (all for ``None``).
 
-        ``restart``, ``(rows, qpos, qvel)``, names rows (not among those stepped) that
-        :meth:`reset` after the step; ``finish`` is then called with every row.
+        ``finish``, where given, is then called with every row.
 
         Raises:
             palaestra.error.ClosedEnvironmentError: after :meth:`close`, or if another
@@ -374,8 +360,6 @@ class BatchSimulations:
             batch.step(rows, nstep=nstep)
             if self.contact_forces:
                 self._contact_forces(batch, view, self._all_rows if rows is None else rows)
-        if restart is not None:
-            self._reset(batch, view, *restart)
         if self.batch is None:
             raise _closed_error()
         if finish is not None:

@@ -10,6 +10,7 @@ same numbers bit for bit.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -39,8 +40,6 @@ __all__ = [
 ]
 
 RENDER_MODES = ["human", "rgb_array", "depth_array", "rgbd_tuple"]
-# The action dtypes a compiled step outcome takes (others take the numpy hooks).
-_KERNEL_ACTION_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def col(values: NDArray[Any], index: int) -> Any:
@@ -87,6 +86,7 @@ def pow_square(values: NDArray[np.float64]) -> Any:
 # directly: the same ufunc reduce without np.sum's argument handling).
 _TAILS = {axes: tuple(range(-axes, 0)) for axes in (1, 2, 3)}
 _add_reduce = np.add.reduce
+_all = np.logical_and.reduce
 
 
 def square_sum(values: NDArray[Any], axes: int = 1) -> Any:
@@ -113,6 +113,36 @@ def clip(values: Any, low: Any, high: Any) -> Any:
     return np.minimum(np.maximum(values, low), high)
 
 
+def control_cost(weight: Any, action: Any) -> Any:
+    """``weight`` times the sum of the squared controls (as numpy types it: NEP 50).
+
+    Example:
+        >>> float(control_cost(0.5, np.array([1.0, 2.0])))
+        2.5
+    """
+    return weight * square_sum(action)
+
+
+def all_along_last(values: NDArray[np.bool_]) -> Any:
+    """Whether every entry along the last axis is true (one flag per environment).
+
+    Example:
+        >>> all_along_last(np.array([[True, False], [True, True]])).tolist()
+        [False, True]
+    """
+    return _all(values, axis=-1)
+
+
+def as_int(values: Any) -> Any:
+    """Return flags as int64 (an array's, or one numpy flag's).
+
+    Example:
+        >>> as_int(np.array([True, False])).tolist()
+        [1, 0]
+    """
+    return values.astype(np.int64)
+
+
 def flat_tail(values: NDArray[Any], axes: int = 2) -> NDArray[Any]:
     """Flatten the last ``axes`` axes into one (per environment, row-major).
 
@@ -137,12 +167,43 @@ def scalars(info: dict[str, Any]) -> dict[str, Any]:
     return info
 
 
+class _SettingsTuples:
+    """Where the settings' named tuple classes live, so that pickle finds them by name.
+
+    numba keys a cached function by the pickled types of its arguments: a class pickled by
+    name pickles the same in every process.
+    """
+
+
+def named_tuple_class(names: tuple[str, ...]) -> type:
+    """Return a named tuple class of the given attribute names (underscores off), by name.
+
+    Example:
+        >>> named_tuple_class(("dt", "_ctrl_cost_weight"))._fields
+        ('dt', 'ctrl_cost_weight')
+    """
+    fields = tuple(name.lstrip("_") for name in names)
+    key = "Settings_" + "_".join(fields)
+    found = getattr(_SettingsTuples, key, None)
+    if found is None:
+        found = collections.namedtuple("Settings", fields)  # type: ignore[misc]
+        found.__module__ = __name__
+        found.__qualname__ = f"_SettingsTuples.{key}"
+        setattr(_SettingsTuples, key, found)
+    return found
+
+
 class MujocoTaskEnv(MujocoEnv, EzPickle):
     """A MuJoCo environment whose step is described by batch-capable hooks.
 
     Subclasses set :attr:`read_fields` (the ``MjData`` fields their hooks read after a step)
-    and implement :meth:`_observe`, :meth:`_outcome`, :meth:`_reset_state` and, where the
-    step's reward depends on where something was before it, :meth:`_progress`.
+    and implement :meth:`_reset_state`, where the step's reward depends on where something
+    was before it :meth:`_progress`, and their step either as :meth:`_observe` and
+    :meth:`_outcome` or, compiled by the numba accelerator too, as pure functions:
+    :attr:`observe_function` ``(settings, data)`` and :attr:`step_outcome` ``(settings,
+    data, before, action)`` returning the observation, reward, termination and the values
+    of :attr:`info_keys`; ``settings`` is the named tuple of the attributes
+    :attr:`settings_names` lists (see :meth:`settings`).
     """
 
     metadata = {"render_modes": RENDER_MODES}
@@ -150,9 +211,16 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
     read_fields: tuple[str, ...] = ("qpos", "qvel")
     # Whether the hooks read cfrc_ext (computed after the step by mj_rnePostConstraint).
     reads_contact_forces = False
-    # A task's batched _observe_outcome split in compiled (numba) rows and the rest, giving
-    # the same bits, or None; it returns None itself for settings it does not cover.
-    _compiled_outcome_parts: Any = None
+    # The step as pure functions (staticmethods), or None: the _observe/_outcome hooks.
+    observe_function: Any = None
+    step_outcome: Any = None
+    # The keys of step_outcome's info values, and the attributes its settings hold.
+    info_keys: tuple[str, ...] = ()
+    settings_names: tuple[str, ...] = ()
+    # The task's own functions that step_outcome calls (compiled with it).
+    outcome_helpers: tuple[Callable[..., Any], ...] = ()
+    # The constructor arguments a natively batched env takes one value of per sub-env.
+    sub_env_parameters: tuple[str, ...] = ()
 
     def _finish_init(self) -> None:
         # v5 environments derive the frame rate from the step length; v4 ones fix it.
@@ -165,8 +233,7 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         # field makes a new array); they stay views of self.data's memory.
         names = sorted({"qpos", "qvel", "ctrl", *self.read_fields})
         self._fields = SimpleNamespace(**{name: getattr(self.data, name) for name in names})
-        # The compiled step outcome's arguments, by the settings they were made of.
-        self._kernel_arguments: dict[tuple[Any, ...], Any] = {}
+        self._settings_class = named_tuple_class(self.settings_names)
 
     def _start(
         self,
@@ -227,68 +294,48 @@ class MujocoTaskEnv(MujocoEnv, EzPickle):
         """Return what the reward compares before and after the step (``None``: nothing)."""
         return None
 
+    def settings(self) -> Any:
+        """Return the named tuple of the attributes :attr:`settings_names` lists, as they are.
+
+        Example:
+            >>> from palaestra.envs.mujoco.half_cheetah_v5 import HalfCheetahEnv
+            >>> HalfCheetahEnv().settings().ctrl_cost_weight
+            0.1
+        """
+        return self._settings_class(*[getattr(self, name) for name in self.settings_names])
+
+    def compiled_supports(self, settings: Any) -> bool:
+        """Whether the compiled outcome may take ``settings`` (a hook; checked once per kind).
+
+        A task declines values where numpy's own result depends on more than the numbers
+        (such as a clip bound of zero, whose signed-zero ties numpy may order either way).
+        """
+        return True
+
     def _observe(self, data: Any) -> NDArray[np.float64]:
         """Return the observation(s) of ``data``."""
-        raise NotImplementedError
+        return self.observe_function(self.settings(), data)
 
     def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
         """``(reward, terminated, info)`` after a step from ``before`` under ``action``."""
-        raise NotImplementedError
+        if self.step_outcome is None:
+            raise NotImplementedError
+        return self._observe_outcome(data, before, action)[1:]
 
     def _observe_outcome(
         self, data: Any, before: Any, action: Any
     ) -> tuple[NDArray[np.float64], Any, Any, dict[str, Any]]:
         """``(observation, reward, terminated, info)`` after a step: both hooks at once.
 
-        A task whose observation and reward share a computation (the Ant's clipped contact
-        forces) overrides this to make it once.
+        A task with a :attr:`step_outcome` runs it; another runs :meth:`_observe` and
+        :meth:`_outcome`.
         """
-        return self._observe(data), *self._outcome(data, before, action)
-
-    def _compiled_observe_outcome(
-        self, data: Any, before: Any, actions: NDArray[Any]
-    ) -> tuple[NDArray[np.float64], Any, Any, dict[str, Any]] | None:
-        """:meth:`_observe_outcome` of a batch through the compiled parts, or ``None``.
-
-        ``None`` where the task has no compiled outcome or it declines these settings.
-        """
-        parts = None
-        if self._compiled_outcome_parts is not None:
-            parts = self._compiled_outcome_parts(data, before, actions)
-        if parts is None:
-            return None
-        finish, outcome = parts
-        finish(list(range(len(actions))))
-        return outcome()
-
-    def _kernel_arguments_for(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
-        """Return ``compute()``, the compiled outcome's arguments, worked out once per ``key``.
-
-        ``key`` holds every setting ``compute`` reads, so that a setting changed between
-        steps gets arguments of its own; ``None`` (the kernel declines) is kept too.
-        """
-        known = self._kernel_arguments
-        if key not in known:
-            known[key] = compute()
-        return known[key]
-
-    def _control_kernel_arguments(self, dtype: np.dtype) -> tuple[Any, Any] | None:
-        """Return the control cost weight and a zero as ``dtype``, for a compiled outcome.
-
-        ``None`` where numpy's ``weight * square_sum(actions)`` would not keep the actions'
-        dtype (float32 or float64), or the actions are too long for one pairwise block.
-        """
-        from palaestra.envs.mujoco._kernels import PAIRWISE_LIMIT
-
-        weight = self._ctrl_cost_weight
-        if (
-            dtype not in _KERNEL_ACTION_TYPES
-            or type(weight) not in (int, float)
-            or np.result_type(weight, dtype) != dtype
-            or self.model.nu > PAIRWISE_LIMIT
-        ):
-            return None
-        return dtype.type(weight), dtype.type(0)
+        if self.step_outcome is None:
+            return self._observe(data), *self._outcome(data, before, action)
+        observation, reward, terminated, info = self.step_outcome(
+            self.settings(), data, before, action
+        )
+        return observation, reward, terminated, dict(zip(self.info_keys, info))
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[NDArray, NDArray]:
         """Draw one initial ``(qpos, qvel)`` from ``np_random``."""
@@ -344,7 +391,7 @@ class SquaredControlCost:
 
     def control_cost(self, action: Any) -> Any:
         """``ctrl_cost_weight`` times the sum of squared controls."""
-        return self._ctrl_cost_weight * square_sum(action)
+        return control_cost(self._ctrl_cost_weight, action)
 
 
 class SurvivalBonus:

@@ -10,9 +10,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from palaestra.envs.mujoco._task import RENDER_MODES, SurvivalBonusV4, col
+from palaestra.envs.mujoco._task import RENDER_MODES, SurvivalBonusV4, col, control_cost
+from palaestra.envs.mujoco._walking import walker_is_healthy, walker_observe
 
-__all__ = ["PlanarWalkerV4"]
+__all__ = ["PlanarWalkerV4", "walker_outcome_v4"]
+
+
+def walker_outcome_v4(settings: Any, data: Any, before: Any, action: Any) -> Any:
+    """Return the step's observation, reward, termination and info values (version 4)."""
+    x_position = col(data.qpos, 0)
+    x_velocity = (x_position - before) / settings.dt
+    healthy = walker_is_healthy(settings, data)
+    ctrl_cost = control_cost(settings.ctrl_cost_weight, action)
+    forward_reward = settings.forward_reward_weight * x_velocity
+    survives = healthy | settings.terminate_when_unhealthy
+    healthy_reward = survives * 1.0 * settings.healthy_reward
+    reward = forward_reward + healthy_reward - ctrl_cost
+    terminated = ~healthy & settings.terminate_when_unhealthy
+    return walker_observe(settings, data), reward, terminated, (x_position, x_velocity)
 
 
 class PlanarWalkerV4(SurvivalBonusV4):
@@ -20,16 +35,9 @@ class PlanarWalkerV4(SurvivalBonusV4):
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 125}
 
-    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        x_position = col(data.qpos, 0)
-        x_velocity = (x_position - before) / self.dt
-        healthy = self._is_healthy(data)
-        ctrl_cost = self.control_cost(action)
-        forward_reward = self._forward_reward_weight * x_velocity
-        healthy_reward = (healthy | self._terminate_when_unhealthy) * 1.0 * self._healthy_reward
-        reward = forward_reward + healthy_reward - ctrl_cost
-        terminated = ~healthy & self._terminate_when_unhealthy
-        return reward, terminated, {"x_position": x_position, "x_velocity": x_velocity}
+    step_outcome = staticmethod(walker_outcome_v4)
+    outcome_helpers = (walker_is_healthy, walker_observe)
+    info_keys = ("x_position", "x_velocity")
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {}

@@ -19,7 +19,6 @@ import numpy as np
 from palaestra.envs.mujoco import ant_v5
 from palaestra.envs.mujoco._task import (
     RENDER_MODES,
-    MujocoTaskEnv,
     SurvivalBonusV4,
     col,
     flat_tail,
@@ -111,9 +110,9 @@ class AntEnv(SurvivalBonusV4, ant_v5.AntEnv):
         self.observation_space = Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float64)
         del self.observation_structure
 
-    # Version 4's own hooks, one after the other (not version 5's shared contact forces).
-    _observe_outcome = MujocoTaskEnv._observe_outcome
-    _compiled_outcome_parts = None
+    # Version 4's own hooks (numpy only: its control cost's dtype depends on a setting).
+    observe_function = None
+    step_outcome = None
 
     def _observe(self, data: Any) -> np.ndarray:
         position = (

@@ -13,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,20 +21,75 @@ from palaestra.envs.mujoco._task import (
     MujocoTaskEnv,
     SquaredControlCost,
     SurvivalBonus,
+    all_along_last,
     clip,
     col,
+    control_cost,
     flat_tail,
     norm,
     square_sum,
 )
 from palaestra.utils.ezpickle import EzPickle
 
-__all__ = ["AntEnv"]
-
-# ndarray.all's reduction, called directly.
-_all = np.logical_and.reduce
+__all__ = ["AntEnv", "ant_contact_forces", "ant_is_healthy", "ant_observe", "ant_outcome"]
 
 DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
+
+
+def ant_contact_forces(settings: Any, data: Any) -> np.ndarray:
+    """Return the bodies' external contact forces clipped to ``contact_force_range``."""
+    low, high = settings.contact_force_range
+    return clip(data.cfrc_ext, low, high)
+
+
+def ant_is_healthy(settings: Any, data: Any) -> Any:
+    """Whether the state is finite and the torso within ``healthy_z_range``."""
+    low, high = settings.healthy_z_range
+    z = col(data.qpos, 2)
+    finite = all_along_last(np.isfinite(data.qpos)) & all_along_last(np.isfinite(data.qvel))
+    return finite & (low <= z) & (z <= high)
+
+
+def ant_observe_forces(settings: Any, data: Any, forces: np.ndarray) -> np.ndarray:
+    """Return the observation, given the clipped contact forces."""
+    skipped = 2 if settings.exclude_current_positions_from_observation else 0
+    tail = flat_tail(forces[..., 1:, :])
+    if not settings.include_cfrc_ext_in_observation:
+        tail = tail[..., :0]
+    return np.concatenate((data.qpos[..., skipped:], data.qvel, tail), axis=-1)
+
+
+def ant_observe(settings: Any, data: Any) -> np.ndarray:
+    """Return the torso height and orientation, joint angles, velocities, contact forces."""
+    return ant_observe_forces(settings, data, ant_contact_forces(settings, data))
+
+
+def ant_outcome(settings: Any, data: Any, before: Any, action: Any) -> Any:
+    """Return the step's observation, reward, termination and info values."""
+    # The clipped contact forces, once for the observation and the contact cost.
+    forces = ant_contact_forces(settings, data)
+    xy_velocity = (data.xpos[..., settings.main_body_id, :2] - before) / settings.dt
+    x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
+    healthy = ant_is_healthy(settings, data)
+    forward_reward = x_velocity * settings.forward_reward_weight
+    healthy_reward = healthy * settings.healthy_reward
+    rewards = forward_reward + healthy_reward
+    ctrl_cost = control_cost(settings.ctrl_cost_weight, action)
+    contact_cost = settings.contact_cost_weight * square_sum(forces, axes=2)
+    reward = rewards - (ctrl_cost + contact_cost)
+    terminated = ~healthy & settings.terminate_when_unhealthy
+    info = (
+        col(data.qpos, 0),
+        col(data.qpos, 1),
+        norm(data.qpos[..., 0:2]),
+        x_velocity,
+        y_velocity,
+        forward_reward,
+        -ctrl_cost,
+        -contact_cost,
+        healthy_reward,
+    )
+    return ant_observe_forces(settings, data, forces), reward, terminated, info
 
 
 class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
@@ -72,6 +126,40 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
 
     read_fields = ("qpos", "qvel", "xpos", "cfrc_ext")
     reads_contact_forces = True
+    observe_function = staticmethod(ant_observe)
+    step_outcome = staticmethod(ant_outcome)
+    outcome_helpers = (ant_contact_forces, ant_is_healthy, ant_observe_forces)
+    info_keys = (
+        "x_position",
+        "y_position",
+        "distance_from_origin",
+        "x_velocity",
+        "y_velocity",
+        "reward_forward",
+        "reward_ctrl",
+        "reward_contact",
+        "reward_survive",
+    )
+    settings_names = (
+        "dt",
+        "_main_body_id",
+        "_forward_reward_weight",
+        "_ctrl_cost_weight",
+        "_contact_cost_weight",
+        "_healthy_reward",
+        "_terminate_when_unhealthy",
+        "_healthy_z_range",
+        "_contact_force_range",
+        "_exclude_current_positions_from_observation",
+        "_include_cfrc_ext_in_observation",
+    )
+    sub_env_parameters = (
+        "forward_reward_weight",
+        "ctrl_cost_weight",
+        "contact_cost_weight",
+        "healthy_reward",
+        "reset_noise_scale",
+    )
 
     def __init__(
         self,
@@ -145,164 +233,21 @@ class AntEnv(SurvivalBonus, SquaredControlCost, MujocoTaskEnv):
         return bool(self._is_healthy(self.data))
 
     def _contact_forces(self, data: Any) -> np.ndarray:
-        low, high = self._contact_force_range
-        return clip(data.cfrc_ext, low, high)
+        return ant_contact_forces(self.settings(), data)
 
     def _contact_cost(self, data: Any) -> Any:
         return self._contact_cost_weight * square_sum(self._contact_forces(data), axes=2)
 
     def _is_healthy(self, data: Any) -> Any:
-        low, high = self._healthy_z_range
-        z = col(data.qpos, 2)
-        finite = _all(np.isfinite(data.qpos), axis=-1) & _all(np.isfinite(data.qvel), axis=-1)
-        return finite & (low <= z) & (z <= high)
+        return ant_is_healthy(self.settings(), data)
 
     def _progress(self, data: Any) -> np.ndarray:
         return data.xpos[..., self._main_body_id, :2].copy()
 
-    def _observe(self, data: Any, forces: np.ndarray | None = None) -> np.ndarray:
-        position = (
-            data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
-        )
-        parts = [position, data.qvel]
-        if self._include_cfrc_ext_in_observation:
-            if forces is None:
-                forces = self._contact_forces(data)
-            parts.append(flat_tail(forces[..., 1:, :]))
-        return np.concatenate(parts, axis=-1)
-
-    def _observe_outcome(
-        self, data: Any, before: Any, action: Any
-    ) -> tuple[np.ndarray, Any, Any, dict[str, Any]]:
-        # The clipped contact forces, once for the observation and the contact cost.
-        forces = self._contact_forces(data)
-        observation = self._observe(data, forces)
-        return observation, *self._outcome(data, before, action, forces)
-
-    def _compiled_outcome_parts(
-        self, data: Any, before: Any, actions: np.ndarray
-    ) -> tuple[Callable[[list[int]], None], Callable[[], Any]] | None:
-        """Split :meth:`_observe_outcome` of a batch into its compiled rows and the rest.
-
-        Returns ``(finish, outcome)``, or ``None`` where the kernel
-        (:func:`palaestra.envs.mujoco._kernels.ant_outcome`) would not give numpy's numbers
-        bit for bit: a weight that is not a Python number, a contact force bound of zero
-        (numpy's vectorised clip may order a tie of signed zeros either way), sums too long
-        for one pairwise block, or a control cost of another dtype than the actions'.
-        ``finish(rows)`` computes those rows (releasing the GIL: the stepping threads call
-        it for their rows once stepped); after every row's, ``outcome()`` returns
-        ``(observations, reward, terminated, info)``, each info value an array of its own
-        (rows of buffers written for this step), handed out without copying.
-        """
-        key = (
-            self.dt,
-            self._forward_reward_weight,
-            self._healthy_reward,
-            self._contact_cost_weight,
-            self._contact_force_range,
-            self._healthy_z_range,
-            self._ctrl_cost_weight,
-            actions.dtype,
-        )
-        arguments = self._kernel_arguments_for(key, lambda: self._kernel_settings(actions.dtype))
-        if arguments is None:
-            return None
-        settings, ctrl_weight, zero = arguments
-        from palaestra.envs.mujoco._kernels import ant_outcome
-
-        qpos, count = data.qpos, len(actions)
-        observations = np.empty((count, *self.observation_space.shape))
-        terms = np.empty((8, count))
-        ctrl_rewards = np.empty(count, dtype=actions.dtype)
-        flags = np.empty((2, count), dtype=np.bool_)
-        inputs = (
-            qpos,
-            data.qvel,
-            data.cfrc_ext,
-            data.xpos[:, self._main_body_id, :2],
-            before,
-            np.ascontiguousarray(actions),
-            settings,
-            ctrl_weight,
-            zero,
-            2 * self._exclude_current_positions_from_observation,
-            self._include_cfrc_ext_in_observation,
-            self._terminate_when_unhealthy,
-            observations,
-            terms,
-            ctrl_rewards,
-            flags,
-        )
-
-        def finish(rows: list[int]) -> None:
-            ant_outcome(np.array(rows, dtype=np.int64), *inputs)
-
-        def outcome() -> tuple[np.ndarray, Any, Any, dict[str, Any]]:
-            info = {
-                "x_position": terms[6],
-                "y_position": terms[7],
-                "distance_from_origin": norm(qpos[:, 0:2]),
-                "x_velocity": terms[0],
-                "y_velocity": terms[1],
-                "reward_forward": terms[2],
-                "reward_ctrl": ctrl_rewards,
-                "reward_contact": terms[5],
-                "reward_survive": terms[3],
-            }
-            return observations, terms[4], flags[1], info
-
-        return finish, outcome
-
-    def _kernel_settings(self, dtype: np.dtype) -> tuple[np.ndarray, Any, Any] | None:
-        """Return the kernel's settings, control weight and zero for actions of ``dtype``.
-
-        ``None`` where the kernel would not give numpy's numbers.
-        """
-        from palaestra.envs.mujoco._kernels import PAIRWISE_LIMIT
-
-        control = self._control_kernel_arguments(dtype)
-        if control is None:
-            return None
-        weights = (self._forward_reward_weight, self._healthy_reward, self._contact_cost_weight)
-        low, high = self._contact_force_range
-        z_low, z_high = self._healthy_z_range
-        # Python numbers (numpy would multiply a bool by an int healthy reward as ints).
-        if (
-            not all(type(value) in (int, float) for value in (*weights, low, high, z_low, z_high))
-            or type(self._healthy_reward) is not float
-            or low == 0
-            or high == 0
-            or self.data.cfrc_ext.size > PAIRWISE_LIMIT
-        ):
-            return None
-        settings = np.array((self.dt, *weights, z_low, z_high, low, high), dtype=np.float64)
-        return settings, *control
-
-    def _outcome(
-        self, data: Any, before: Any, action: Any, forces: np.ndarray | None = None
-    ) -> tuple[Any, Any, dict[str, Any]]:
-        xy_velocity = (data.xpos[..., self._main_body_id, :2] - before) / self.dt
-        x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
-        healthy = self._is_healthy(data)
-        forward_reward = x_velocity * self._forward_reward_weight
-        healthy_reward = healthy * self._healthy_reward
-        rewards = forward_reward + healthy_reward
-        ctrl_cost = self.control_cost(action)
-        if forces is None:
-            forces = self._contact_forces(data)
-        contact_cost = self._contact_cost_weight * square_sum(forces, axes=2)
-        reward = rewards - (ctrl_cost + contact_cost)
-        terminated = ~healthy & self._terminate_when_unhealthy
-        info = {
-            **self._reset_info(data),
-            "x_velocity": x_velocity,
-            "y_velocity": y_velocity,
-            "reward_forward": forward_reward,
-            "reward_ctrl": -ctrl_cost,
-            "reward_contact": -contact_cost,
-            "reward_survive": healthy_reward,
-        }
-        return reward, terminated, info
+    def compiled_supports(self, settings: Any) -> bool:
+        """Not a contact force bound of zero: numpy's clip may order its signed-zero ties."""
+        low, high = settings.contact_force_range
+        return low != 0 and high != 0
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         return self._noisy_state(np_random, normal_qvel=True)

@@ -56,14 +56,5 @@ class HalfCheetahEnv(half_cheetah_v5.HalfCheetahEnv):
         EzPickle.__init__(self, *arguments, **kwargs)
         del self.observation_structure
 
-    # Version 4's info keys differ: the numpy hooks (no compiled outcome).
-    _compiled_outcome_parts = None
-
-    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        reward, terminated, info = super()._outcome(data, before, action)
-        info["reward_run"] = info.pop("reward_forward")
-        info["reward_ctrl"] = info.pop("reward_ctrl")
-        return reward, terminated, info
-
-    def _reset_info(self, data: Any) -> dict[str, Any]:
-        return {}
+    # Version 4 names the forward reward "reward_run".
+    info_keys = ("x_position", "x_velocity", "reward_run", "reward_ctrl")

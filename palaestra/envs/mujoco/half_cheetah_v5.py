@@ -11,17 +11,32 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import ForwardRunnerEnv, col
+from palaestra.envs.mujoco._task import ForwardRunnerEnv, col, control_cost
 from palaestra.utils.ezpickle import EzPickle
 
-__all__ = ["HalfCheetahEnv"]
+__all__ = ["HalfCheetahEnv", "half_cheetah_observe", "half_cheetah_outcome"]
 
 DEFAULT_CAMERA_CONFIG = {"distance": 4.0}
+
+
+def half_cheetah_observe(settings: Any, data: Any) -> np.ndarray:
+    """Return the joint positions (less the torso's x by default) and velocities."""
+    skipped = 1 if settings.exclude_current_positions_from_observation else 0
+    return np.concatenate((data.qpos[..., skipped:], data.qvel), axis=-1)
+
+
+def half_cheetah_outcome(settings: Any, data: Any, before: Any, action: Any) -> Any:
+    """Return the step's observation, reward, termination and info values."""
+    x_position = col(data.qpos, 0)
+    x_velocity = (x_position - before) / settings.dt
+    forward_reward = settings.forward_reward_weight * x_velocity
+    ctrl_cost = control_cost(settings.ctrl_cost_weight, action)
+    info = (x_position, x_velocity, forward_reward, -ctrl_cost)
+    return half_cheetah_observe(settings, data), forward_reward - ctrl_cost, False, info
 
 
 class HalfCheetahEnv(ForwardRunnerEnv):
@@ -48,6 +63,17 @@ class HalfCheetahEnv(ForwardRunnerEnv):
     """
 
     read_fields = ("qpos", "qvel")
+    observe_function = staticmethod(half_cheetah_observe)
+    step_outcome = staticmethod(half_cheetah_outcome)
+    outcome_helpers = (half_cheetah_observe,)
+    info_keys = ("x_position", "x_velocity", "reward_forward", "reward_ctrl")
+    settings_names = (
+        "dt",
+        "_forward_reward_weight",
+        "_ctrl_cost_weight",
+        "_exclude_current_positions_from_observation",
+    )
+    sub_env_parameters = ("forward_reward_weight", "ctrl_cost_weight", "reset_noise_scale")
 
     def __init__(
         self,
@@ -74,77 +100,6 @@ class HalfCheetahEnv(ForwardRunnerEnv):
 
     def _progress(self, data: Any) -> Any:
         return col(data.qpos, 0).copy()
-
-    def _observe(self, data: Any) -> np.ndarray:
-        position = (
-            data.qpos[..., 1:] if self._exclude_current_positions_from_observation else data.qpos
-        )
-        return np.concatenate((position, data.qvel), axis=-1)
-
-    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        x_position = col(data.qpos, 0)
-        x_velocity = (x_position - before) / self.dt
-        forward_reward = self._forward_reward_weight * x_velocity
-        ctrl_cost = self.control_cost(action)
-        info = {
-            "x_position": x_position,
-            "x_velocity": x_velocity,
-            "reward_forward": forward_reward,
-            "reward_ctrl": -ctrl_cost,
-        }
-        return forward_reward - ctrl_cost, False, info
-
-    def _compiled_outcome_parts(
-        self, data: Any, before: Any, actions: np.ndarray
-    ) -> tuple[Callable[[list[int]], None], Callable[[], Any]] | None:
-        """Split :meth:`_observe_outcome` of a batch into its compiled rows and the rest.
-
-        As the Ant's (:meth:`palaestra.envs.mujoco.ant_v5.AntEnv._compiled_outcome_parts`),
-        with :func:`palaestra.envs.mujoco._kernels.half_cheetah_outcome`; ``None`` for a
-        forward weight that is not a Python number or a control cost of another dtype.
-        """
-        key = (self.dt, self._forward_reward_weight, self._ctrl_cost_weight, actions.dtype)
-        arguments = self._kernel_arguments_for(key, lambda: self._kernel_settings(actions.dtype))
-        if arguments is None:
-            return None
-        from palaestra.envs.mujoco._kernels import half_cheetah_outcome
-
-        count = len(actions)
-        observations = np.empty((count, *self.observation_space.shape))
-        terms = np.empty((4, count))
-        ctrl_rewards = np.empty(count, dtype=actions.dtype)
-        inputs = (
-            data.qpos,
-            data.qvel,
-            before,
-            np.ascontiguousarray(actions),
-            *arguments,
-            1 * self._exclude_current_positions_from_observation,
-            observations,
-            terms,
-            ctrl_rewards,
-        )
-
-        def finish(rows: list[int]) -> None:
-            half_cheetah_outcome(np.array(rows, dtype=np.int64), *inputs)
-
-        def outcome() -> tuple[np.ndarray, Any, Any, dict[str, Any]]:
-            info = {
-                "x_position": terms[0],
-                "x_velocity": terms[1],
-                "reward_forward": terms[2],
-                "reward_ctrl": ctrl_rewards,
-            }
-            return observations, terms[3], False, info
-
-        return finish, outcome
-
-    def _kernel_settings(self, dtype: np.dtype) -> tuple[np.ndarray, Any, Any] | None:
-        """Return the kernel's settings, control weight and zero for actions of ``dtype``."""
-        control = self._control_kernel_arguments(dtype)
-        if control is None or type(self._forward_reward_weight) not in (int, float):
-            return None
-        return np.array((self.dt, self._forward_reward_weight), dtype=np.float64), *control
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         return self._noisy_state(np_random, normal_qvel=True)

@@ -122,8 +122,9 @@ class HumanoidEnv(SurvivalBonusV4, humanoid_v5.HumanoidEnv):
         self.observation_space = Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float64)
         del self.observation_structure
 
-    # Version 4's observation and terms differ: the numpy hooks (no compiled outcome).
-    _compiled_outcome_parts = None
+    # Version 4's observation and terms differ: its own hooks (numpy only).
+    observe_function = None
+    step_outcome = None
 
     def _observe(self, data: Any) -> np.ndarray:
         return observe_v4(data, self._exclude_current_positions_from_observation)

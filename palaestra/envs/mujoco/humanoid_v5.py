@@ -11,12 +11,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._humanoid import HumanoidBaseEnv, mass_center
+from palaestra.envs.mujoco._humanoid import (
+    HumanoidBaseEnv,
+    humanoid_observe,
+    mass_center,
+    mass_center_of,
+)
 from palaestra.envs.mujoco._task import SurvivalBonus, clip, col, norm, square_sum
 from palaestra.utils.ezpickle import EzPickle
 
@@ -28,6 +32,49 @@ DEFAULT_CAMERA_CONFIG = {
     "lookat": np.array((0.0, 0.0, 2.0)),
     "elevation": -20.0,
 }
+
+
+def humanoid_contact_cost(settings: Any, data: Any) -> Any:
+    """Return the weighted sum of squared contact forces, clipped to ``contact_cost_range``."""
+    cost = settings.contact_cost_weight * square_sum(data.cfrc_ext, axes=2)
+    low, high = settings.contact_cost_range
+    return clip(cost, low, high)
+
+
+def humanoid_is_healthy(settings: Any, data: Any) -> Any:
+    """Whether the torso is within ``healthy_z_range``."""
+    low, high = settings.healthy_z_range
+    z = col(data.qpos, 2)
+    return (low < z) & (z < high)
+
+
+def humanoid_outcome(settings: Any, data: Any, before: Any, action: Any) -> Any:
+    """Return the step's observation, reward, termination and info values."""
+    xy_velocity = (mass_center_of(settings.body_mass, data.xipos) - before) / settings.dt
+    x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
+    healthy = humanoid_is_healthy(settings, data)
+    forward_reward = settings.forward_reward_weight * x_velocity
+    healthy_reward = healthy * settings.healthy_reward
+    rewards = forward_reward + healthy_reward
+    # The controls as applied (float64), not the actions.
+    ctrl_cost = settings.ctrl_cost_weight * square_sum(data.ctrl)
+    contact_cost = humanoid_contact_cost(settings, data)
+    reward = rewards - (ctrl_cost + contact_cost)
+    info = (
+        col(data.qpos, 0),
+        col(data.qpos, 1),
+        data.ten_length.copy(),
+        data.ten_velocity.copy(),
+        norm(data.qpos[..., 0:2]),
+        x_velocity,
+        y_velocity,
+        healthy_reward,
+        forward_reward,
+        -ctrl_cost,
+        -contact_cost,
+    )
+    terminated = ~healthy & settings.terminate_when_unhealthy
+    return humanoid_observe(settings, data), reward, terminated, info
 
 
 class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
@@ -61,6 +108,41 @@ class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
     Raises:
         OSError: if ``xml_file`` does not exist.
     """
+
+    step_outcome = staticmethod(humanoid_outcome)
+    outcome_helpers = (humanoid_observe, humanoid_contact_cost, humanoid_is_healthy)
+    info_keys = (
+        "x_position",
+        "y_position",
+        "tendon_length",
+        "tendon_velocity",
+        "distance_from_origin",
+        "x_velocity",
+        "y_velocity",
+        "reward_survive",
+        "reward_forward",
+        "reward_ctrl",
+        "reward_contact",
+    )
+    settings_names = (
+        *HumanoidBaseEnv.settings_names,
+        "dt",
+        "_body_mass",
+        "_forward_reward_weight",
+        "_ctrl_cost_weight",
+        "_contact_cost_weight",
+        "_contact_cost_range",
+        "_healthy_reward",
+        "_terminate_when_unhealthy",
+        "_healthy_z_range",
+    )
+    sub_env_parameters = (
+        "forward_reward_weight",
+        "ctrl_cost_weight",
+        "contact_cost_weight",
+        "healthy_reward",
+        "reset_noise_scale",
+    )
 
     def __init__(
         self,
@@ -119,15 +201,6 @@ class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
         )
         self._start(xml_file, frame_skip, default_camera_config, kwargs)
         self._finish_observation()
-        self._observed_parts = np.array(
-            (
-                include_cinert_in_observation,
-                include_cvel_in_observation,
-                include_qfrc_actuator_in_observation,
-                include_cfrc_ext_in_observation,
-            ),
-            dtype=np.bool_,
-        )
 
     def control_cost(self, action: Any) -> Any:
         """``ctrl_cost_weight`` times the sum of squared controls (as applied, float64)."""
@@ -144,148 +217,18 @@ class HumanoidEnv(SurvivalBonus, HumanoidBaseEnv):
         return bool(self._is_healthy(self.data))
 
     def _contact_cost(self, data: Any) -> Any:
-        cost = self._contact_cost_weight * square_sum(data.cfrc_ext, axes=2)
-        low, high = self._contact_cost_range
-        return clip(cost, low, high)
+        return humanoid_contact_cost(self.settings(), data)
 
     def _is_healthy(self, data: Any) -> Any:
-        low, high = self._healthy_z_range
-        z = col(data.qpos, 2)
-        return (low < z) & (z < high)
+        return humanoid_is_healthy(self.settings(), data)
 
     def _progress(self, data: Any) -> np.ndarray:
         return self._mass_center(data)
 
-    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        xy_velocity = (self._mass_center(data) - before) / self.dt
-        x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
-        healthy = self._is_healthy(data)
-        forward_reward = self._forward_reward_weight * x_velocity
-        healthy_reward = healthy * self._healthy_reward
-        rewards = forward_reward + healthy_reward
-        ctrl_cost = self._ctrl_cost_weight * square_sum(data.ctrl)
-        contact_cost = self._contact_cost(data)
-        reward = rewards - (ctrl_cost + contact_cost)
-        info = {
-            **self._reset_info(data),
-            "x_velocity": x_velocity,
-            "y_velocity": y_velocity,
-            "reward_survive": healthy_reward,
-            "reward_forward": forward_reward,
-            "reward_ctrl": -ctrl_cost,
-            "reward_contact": -contact_cost,
-        }
-        return reward, ~healthy & self._terminate_when_unhealthy, info
-
-    def _compiled_outcome_parts(
-        self, data: Any, before: Any, actions: np.ndarray
-    ) -> tuple[Callable[[list[int]], None], Callable[[], Any]] | None:
-        """Split :meth:`_observe_outcome` of a batch into its compiled rows and the rest.
-
-        As the Ant's (:meth:`palaestra.envs.mujoco.ant_v5.AntEnv._compiled_outcome_parts`):
-        :func:`palaestra.envs.mujoco._kernels.humanoid_outcome` makes each row's observation
-        and the terms that need no mass centre; ``outcome()`` adds the velocities from the
-        mass centres in numpy. ``None`` for weights that are not Python numbers, a zero
-        contact cost bound, or fields that are not C-contiguous.
-        """
-        key = (
-            self._forward_reward_weight,
-            self._ctrl_cost_weight,
-            self._contact_cost_weight,
-            self._contact_cost_range,
-            self._healthy_reward,
-            self._healthy_z_range,
-        )
-        settings = self._kernel_arguments_for(key, self._kernel_settings)
-        fields = (data.cinert, data.cvel, data.cfrc_ext, data.ctrl)
-        if settings is None or not all(field.flags.c_contiguous for field in fields):
-            return None
-        from palaestra.envs.mujoco._kernels import humanoid_outcome
-
-        qpos, count = data.qpos, len(actions)
-        observations = np.empty((count, *self.observation_space.shape))
-        terms = np.empty((6, count))
-        flags = np.empty((2, count), dtype=np.bool_)
-        inputs = (
-            qpos,
-            data.qvel,
-            data.cinert,
-            data.cvel,
-            data.qfrc_actuator,
-            data.cfrc_ext,
-            data.ctrl,
-            settings,
-            2 * self._exclude_current_positions_from_observation,
-            self._observed_parts,
-            self._terminate_when_unhealthy,
-            observations,
-            terms,
-            flags,
-        )
-
-        def finish(rows: list[int]) -> None:
-            humanoid_outcome(np.array(rows, dtype=np.int64), *inputs)
-
-        def outcome() -> tuple[np.ndarray, Any, Any, dict[str, Any]]:
-            after = self._mass_center(data)
-            # Transposed operands: the same differences, each velocity a row of its own.
-            x_velocity, y_velocity = np.subtract(after.T, before.T) / self.dt
-            forward_reward = self._forward_reward_weight * x_velocity
-            reward = (forward_reward + terms[0]) - terms[3]
-            info = {
-                "x_position": terms[4],
-                "y_position": terms[5],
-                "tendon_length": data.ten_length.copy(),
-                "tendon_velocity": data.ten_velocity.copy(),
-                "distance_from_origin": norm(qpos[:, 0:2]),
-                "x_velocity": x_velocity,
-                "y_velocity": y_velocity,
-                "reward_survive": terms[0],
-                "reward_forward": forward_reward,
-                "reward_ctrl": terms[1],
-                "reward_contact": terms[2],
-            }
-            return observations, reward, flags[1], info
-
-        return finish, outcome
-
-    def _kernel_settings(self) -> np.ndarray | None:
-        """Return the kernel's float settings (``None`` where it would not give numpy's)."""
-        from palaestra.envs.mujoco._kernels import PAIRWISE_LIMIT
-
-        low, high = self._contact_cost_range
-        z_low, z_high = self._healthy_z_range
-        numbers = (
-            self._forward_reward_weight,
-            self._ctrl_cost_weight,
-            self._contact_cost_weight,
-            low,
-            high,
-            z_low,
-            z_high,
-        )
-        # Python numbers (numpy would multiply a bool by an int healthy reward as ints).
-        if (
-            not all(type(value) in (int, float) for value in numbers)
-            or type(self._healthy_reward) is not float
-            or low == 0
-            or high == 0
-            or self.data.cfrc_ext.size > PAIRWISE_LIMIT
-            or self.model.nu > PAIRWISE_LIMIT
-        ):
-            return None
-        return np.array(
-            (
-                self._ctrl_cost_weight,
-                self._contact_cost_weight,
-                low,
-                high,
-                self._healthy_reward,
-                z_low,
-                z_high,
-            ),
-            dtype=np.float64,
-        )
+    def compiled_supports(self, settings: Any) -> bool:
+        """Not a contact cost bound of zero: numpy's clip may order its signed-zero ties."""
+        low, high = settings.contact_cost_range
+        return low != 0 and high != 0
 
     def _reset_info(self, data: Any) -> dict[str, Any]:
         return {

@@ -58,6 +58,13 @@ class HumanoidStandupEnv(HumanoidBaseEnv):
         OSError: if ``xml_file`` does not exist.
     """
 
+    sub_env_parameters = (
+        "uph_cost_weight",
+        "ctrl_cost_weight",
+        "impact_cost_weight",
+        "reset_noise_scale",
+    )
+
     def __init__(
         self,
         xml_file: str = "humanoidstandup.xml",

@@ -51,6 +51,7 @@ class InvertedDoublePendulumEnv(MujocoTaskEnv):
     """
 
     read_fields = ("qpos", "qvel", "site_xpos", "qfrc_constraint")
+    sub_env_parameters = ("healthy_reward", "reset_noise_scale")
     # How many leading entries of qfrc_constraint are observed (None: all).
     _observed_constraint_forces: int | None = 1
 

@@ -9,15 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from palaestra.envs.mujoco import inverted_pendulum_v5
 from palaestra.envs.mujoco._task import RENDER_MODES
 from palaestra.utils.ezpickle import EzPickle
 
 DEFAULT_CAMERA_CONFIG = inverted_pendulum_v5.DEFAULT_CAMERA_CONFIG
 
-__all__ = ["InvertedPendulumEnv"]
+__all__ = ["InvertedPendulumEnv", "inverted_pendulum_outcome_v4"]
+
+
+def inverted_pendulum_outcome_v4(settings: Any, data: Any, before: Any, action: Any) -> Any:
+    """Return version 5's outcome with version 4's reward, 1.0 on every step, and no info."""
+    observation, _, terminated, _ = inverted_pendulum_v5.inverted_pendulum_outcome(
+        settings, data, before, action
+    )
+    return observation, 1.0, terminated, ()
 
 
 class InvertedPendulumEnv(inverted_pendulum_v5.InvertedPendulumEnv):
@@ -42,7 +48,9 @@ class InvertedPendulumEnv(inverted_pendulum_v5.InvertedPendulumEnv):
         EzPickle.__init__(self, **kwargs)
         del self.observation_structure
 
-    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        _, terminated, _ = super()._outcome(data, before, action)
-        reward = 1.0 if isinstance(terminated, bool) else np.ones(len(terminated))
-        return reward, terminated, {}
+    step_outcome = staticmethod(inverted_pendulum_outcome_v4)
+    outcome_helpers = (
+        inverted_pendulum_v5.inverted_pendulum_observe,
+        inverted_pendulum_v5.inverted_pendulum_outcome,
+    )
+    info_keys = ()

@@ -14,13 +14,27 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import MujocoTaskEnv
+from palaestra.envs.mujoco._task import MujocoTaskEnv, all_along_last, as_int, col
 from palaestra.spaces import Box
 from palaestra.utils.ezpickle import EzPickle
 
-__all__ = ["InvertedPendulumEnv"]
+__all__ = ["InvertedPendulumEnv", "inverted_pendulum_observe", "inverted_pendulum_outcome"]
 
 DEFAULT_CAMERA_CONFIG = {"trackbodyid": 0, "distance": 2.04}
+
+
+def inverted_pendulum_observe(settings: Any, data: Any) -> np.ndarray:
+    """Return the cart position, pole angle and their velocities."""
+    return np.concatenate((data.qpos, data.qvel), axis=-1)
+
+
+def inverted_pendulum_outcome(settings: Any, data: Any, before: Any, action: Any) -> Any:
+    """Return the step's observation, reward (1 while the pole is up), termination, info."""
+    observation = inverted_pendulum_observe(settings, data)
+    finite = all_along_last(np.isfinite(observation))
+    terminated = ~finite | (np.abs(col(observation, 1)) > 0.2)
+    reward = as_int(~terminated)
+    return observation, reward, terminated, (reward,)
 
 
 class InvertedPendulumEnv(MujocoTaskEnv):
@@ -45,6 +59,12 @@ class InvertedPendulumEnv(MujocoTaskEnv):
         OSError: if ``xml_file`` does not exist.
     """
 
+    observe_function = staticmethod(inverted_pendulum_observe)
+    step_outcome = staticmethod(inverted_pendulum_outcome)
+    outcome_helpers = (inverted_pendulum_observe,)
+    info_keys = ("reward_survive",)
+    sub_env_parameters = ("reset_noise_scale",)
+
     def __init__(
         self,
         xml_file: str = "inverted_pendulum.xml",
@@ -66,20 +86,14 @@ class InvertedPendulumEnv(MujocoTaskEnv):
         )
         self.observation_structure = {"qpos": self.data.qpos.size, "qvel": self.data.qvel.size}
 
-    def _observe(self, data: Any) -> np.ndarray:
-        return np.concatenate([data.qpos, data.qvel], axis=-1)
-
-    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        observation = self._observe(data)
+    def _observe_outcome(self, data: Any, before: Any, action: Any) -> Any:
+        observation, reward, terminated, info = super()._observe_outcome(data, before, action)
         if observation.ndim == 1:
-            # One env: Python flags and an int reward, as Gymnasium's step returns them.
-            terminated = bool(not np.isfinite(observation).all() or np.abs(observation[1]) > 0.2)
-            reward: Any = int(not terminated)
-        else:
-            finite = np.isfinite(observation).all(axis=-1)
-            terminated = ~finite | (np.abs(observation[:, 1]) > 0.2)
-            reward = (~terminated).astype(np.int64)
-        return reward, terminated, {"reward_survive": reward}
+            # One env: a Python flag and int reward, as Gymnasium's step returns them.
+            terminated = bool(terminated)
+            info = {key: int(value) for key, value in info.items()}
+            reward = reward if isinstance(reward, float) else int(reward)
+        return observation, reward, terminated, info
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         return self._noisy_state(np_random)

@@ -47,6 +47,7 @@ class PusherEnv(MujocoTaskEnv):
     """
 
     read_fields = ("qpos", "qvel", "xpos")
+    sub_env_parameters = ("reward_near_weight", "reward_dist_weight", "reward_control_weight")
 
     def __init__(
         self,

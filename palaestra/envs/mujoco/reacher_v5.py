@@ -45,6 +45,7 @@ class ReacherEnv(MujocoTaskEnv):
     """
 
     read_fields = ("qpos", "qvel", "xpos")
+    sub_env_parameters = ("reward_dist_weight", "reward_control_weight")
     # How many coordinates (x, y, z) of the fingertip-to-target vector are observed.
     _observed_target_axes = 2
 

@@ -13,7 +13,17 @@ from palaestra.envs.mujoco import swimmer_v5
 from palaestra.envs.mujoco._task import RENDER_MODES
 from palaestra.utils.ezpickle import EzPickle
 
-__all__ = ["SwimmerEnv"]
+__all__ = ["SwimmerEnv", "swimmer_outcome_v4"]
+
+
+def swimmer_outcome_v4(settings: Any, data: Any, before: Any, action: Any) -> Any:
+    """Return version 5's outcome with version 4's info values."""
+    observation, reward, terminated, info = swimmer_v5.swimmer_outcome(
+        settings, data, before, action
+    )
+    x_position, y_position, distance, x_velocity, y_velocity, forward_reward, ctrl = info
+    values = (forward_reward, ctrl, x_position, y_position, distance, x_velocity, y_velocity)
+    return observation, reward, terminated, (*values, forward_reward)
 
 
 class SwimmerEnv(swimmer_v5.SwimmerEnv):
@@ -53,20 +63,15 @@ class SwimmerEnv(swimmer_v5.SwimmerEnv):
         EzPickle.__init__(self, *arguments, **kwargs)
         del self.observation_structure
 
-    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        reward, terminated, info = super()._outcome(data, before, action)
-        forward_reward = info.pop("reward_forward")
-        info = {**swimmer_v5.SwimmerEnv._reset_info(self, data), **info}
-        return (
-            reward,
-            terminated,
-            {
-                "reward_fwd": forward_reward,
-                "reward_ctrl": info.pop("reward_ctrl"),
-                **info,
-                "forward_reward": forward_reward,
-            },
-        )
-
-    def _reset_info(self, data: Any) -> dict[str, Any]:
-        return {}
+    step_outcome = staticmethod(swimmer_outcome_v4)
+    outcome_helpers = (swimmer_v5.swimmer_observe, swimmer_v5.swimmer_outcome)
+    info_keys = (
+        "reward_fwd",
+        "reward_ctrl",
+        "x_position",
+        "y_position",
+        "distance_from_origin",
+        "x_velocity",
+        "y_velocity",
+        "forward_reward",
+    )

@@ -14,10 +14,35 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.envs.mujoco._task import ForwardRunnerEnv, col, norm
+from palaestra.envs.mujoco._task import ForwardRunnerEnv, col, control_cost, norm
 from palaestra.utils.ezpickle import EzPickle
 
-__all__ = ["SwimmerEnv"]
+__all__ = ["SwimmerEnv", "swimmer_observe", "swimmer_outcome"]
+
+
+def swimmer_observe(settings: Any, data: Any) -> np.ndarray:
+    """Return the joint positions (less x and y by default) and velocities."""
+    skipped = 2 if settings.exclude_current_positions_from_observation else 0
+    return np.concatenate((data.qpos[..., skipped:], data.qvel), axis=-1)
+
+
+def swimmer_outcome(settings: Any, data: Any, before: Any, action: Any) -> Any:
+    """Return the step's observation, reward, termination and info values (version 5)."""
+    after = data.qpos[..., 0:2]
+    xy_velocity = (after - before) / settings.dt
+    x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
+    forward_reward = settings.forward_reward_weight * x_velocity
+    ctrl_cost = control_cost(settings.ctrl_cost_weight, action)
+    info = (
+        col(data.qpos, 0),
+        col(data.qpos, 1),
+        norm(data.qpos[..., 0:2]),
+        x_velocity,
+        y_velocity,
+        forward_reward,
+        -ctrl_cost,
+    )
+    return swimmer_observe(settings, data), forward_reward - ctrl_cost, False, info
 
 
 class SwimmerEnv(ForwardRunnerEnv):
@@ -42,6 +67,26 @@ class SwimmerEnv(ForwardRunnerEnv):
     Raises:
         OSError: if ``xml_file`` does not exist.
     """
+
+    observe_function = staticmethod(swimmer_observe)
+    step_outcome = staticmethod(swimmer_outcome)
+    outcome_helpers = (swimmer_observe,)
+    info_keys = (
+        "x_position",
+        "y_position",
+        "distance_from_origin",
+        "x_velocity",
+        "y_velocity",
+        "reward_forward",
+        "reward_ctrl",
+    )
+    settings_names = (
+        "dt",
+        "_forward_reward_weight",
+        "_ctrl_cost_weight",
+        "_exclude_current_positions_from_observation",
+    )
+    sub_env_parameters = ("forward_reward_weight", "ctrl_cost_weight", "reset_noise_scale")
 
     def __init__(
         self,
@@ -68,27 +113,6 @@ class SwimmerEnv(ForwardRunnerEnv):
 
     def _progress(self, data: Any) -> np.ndarray:
         return data.qpos[..., 0:2].copy()
-
-    def _observe(self, data: Any) -> np.ndarray:
-        position = (
-            data.qpos[..., 2:] if self._exclude_current_positions_from_observation else data.qpos
-        )
-        return np.concatenate([position, data.qvel], axis=-1)
-
-    def _outcome(self, data: Any, before: Any, action: Any) -> tuple[Any, Any, dict[str, Any]]:
-        after = data.qpos[..., 0:2]
-        xy_velocity = (after - before) / self.dt
-        x_velocity, y_velocity = col(xy_velocity, 0), col(xy_velocity, 1)
-        forward_reward = self._forward_reward_weight * x_velocity
-        ctrl_cost = self.control_cost(action)
-        info = {
-            **self._reset_info(data),
-            "x_velocity": x_velocity,
-            "y_velocity": y_velocity,
-            "reward_forward": forward_reward,
-            "reward_ctrl": -ctrl_cost,
-        }
-        return forward_reward - ctrl_cost, False, info
 
     def _reset_state(self, np_random: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         return self._noisy_state(np_random)

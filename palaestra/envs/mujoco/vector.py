@@ -1,16 +1,17 @@
 """The natively batched MuJoCo environments: every sub-env stepped in C threads at once.
 
-:class:`MujocoVectorEnv` advances all sub-environments' simulations together, in parallel
-C code with the GIL released (see :mod:`palaestra.envs.mujoco._simulations`: by default
-MuJoCo's own :class:`mujoco.batch.Batch`, one C call per step on its thread pool, or one
-``MjData`` per sub-env stepped on a pool of Python threads), bit for bit as a loop of
-``mj_step`` over one ``MjData`` each would. Observations, rewards and
-terminations are then computed for the whole batch in numpy by the single environment's own
-step hooks (:mod:`palaestra.envs.mujoco._task`) or, for the tasks that have one and with
-numba installed, by a compiled kernel giving the same bits (:mod:`palaestra.envs.mujoco._kernels`,
-run by the stepping threads on their rows), so that the results equal
-``make_vec(id, n, vectorization_mode="sync")``'s exactly for the same seeds, in every
-autoreset mode.
+:class:`MujocoVectorEnv` is a :class:`~palaestra.vector.native.NativeVectorEnv`: its hooks
+reset and advance all sub-environments' simulations together, in parallel C code with the
+GIL released (see :mod:`palaestra.envs.mujoco._simulations`: by default MuJoCo's own
+:class:`mujoco.batch.Batch`, one C call per step on its thread pool, or one ``MjData`` per
+sub-env stepped on a pool of Python threads), bit for bit as a loop of ``mj_step`` over one
+``MjData`` each would; time limits, autoreset, seeding and info batching are the base's.
+Observations, rewards and terminations are computed for the whole batch by the single
+environment's own step function (:mod:`palaestra.envs.mujoco._task`): in numpy, or, on the
+numba accelerator, that very function compiled into a loop over rows that the stepping
+threads run on their rows (:mod:`palaestra.envs.mujoco._compiled`), giving the same bits.
+So the results equal ``make_vec(id, n, vectorization_mode="sync")``'s exactly for the same
+seeds, in every autoreset mode.
 
 Example:
     >>> import numpy as np
@@ -29,25 +30,23 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import inspect
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from palaestra import error
+from palaestra import logger
+from palaestra.envs.mujoco import _task
 from palaestra.envs.mujoco._simulations import STEPPERS
 from palaestra.envs.mujoco._task import MujocoTaskEnv
-from palaestra.utils import seeding
-from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
-from palaestra.vector.episodes import disabled_step_error
-from palaestra.vector.native.accelerator import resolve_accelerator
 from palaestra.vector.native.base import NativeVectorEnv
-from palaestra.vector.native.bookkeeping import NO_LIMIT, close_step
-from palaestra.vector.utils import batch_space
-from palaestra.vector.vector_env import AutoresetMode, VectorEnv, add_info, add_rows_info
+from palaestra.vector.native.generators import GeneratorRows
+from palaestra.vector.vector_env import AutoresetMode
 
 __all__ = ["MujocoVectorEnv", "default_threads", "vector_entry_point"]
 
@@ -65,8 +64,13 @@ def default_threads() -> int:
         return os.cpu_count() or 1
 
 
-class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
+class MujocoVectorEnv(NativeVectorEnv):
     """``num_envs`` copies of a MuJoCo environment, stepped as one batch.
+
+    A :class:`~palaestra.vector.native.NativeVectorEnv`: time limits, the three autoreset
+    modes, ``reset_mask``, seeding and info batching are the native base's; the hooks here
+    reset and step the simulations (see the module docstring of
+    :mod:`palaestra.vector.native.base` and ``docs/native_batching.md``).
 
     Args:
         env_class: the single environment's class (a :class:`MujocoTaskEnv`) or its
@@ -78,10 +82,12 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             core this process may use.
         render_mode: ``None`` or ``"rgb_array"`` (``render`` returns one frame per sub-env).
         accelerator: ``"numba"`` computes the step's observations and rewards in one
-            compiled call for the tasks that have one (Ant-v5), the same numbers bit for bit
-            as the numpy hooks; ``"numpy"`` always runs the hooks; ``"auto"`` or ``None``
-            (``$PALAESTRA_ACCELERATOR``, else ``"auto"``) take numba when it is installed.
-            The physics runs in MuJoCo's C threads whichever is chosen.
+            compiled call for the tasks that have one, the same numbers bit for bit as the
+            numpy hooks; ``"numpy"`` always runs the hooks; ``"auto"`` or ``None``
+            (``$PALAESTRA_ACCELERATOR``, else ``"auto"``) start on numpy and move to numba,
+            when it is installed, once the run has lasted long enough to pay for loading it
+            (see :mod:`palaestra.vector.native.tiers`). The physics runs in MuJoCo's C
+            threads whichever is chosen.
         stepper: how the simulations advance: ``"batch"`` (one
             :class:`mujoco.batch.Batch` call steps them all on MuJoCo's own thread pool,
             the caller's thread included), ``"threads"`` (each sub-env's ``MjData`` on
@@ -99,6 +105,16 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         palaestra.error.DependencyNotInstalled: for ``accelerator="numba"`` without numba.
     """
 
+    single_env_class: type[MujocoTaskEnv]
+    # The state the base keeps is each row's own index: the simulations hold the states.
+    state_dtype = np.intp
+    gives_infos = True
+    # Initial states draw normals and reject samples: each row's own Generator draws them.
+    keeps_generator_objects = True
+    # A MuJoCo step costs tens of microseconds to milliseconds: under "auto", an episode's
+    # worth of steps lasting a second (the base's default) pays for loading numba.
+    compile_after_steps = 1000
+
     def __init__(
         self,
         env_class: type[MujocoTaskEnv] | str,
@@ -111,16 +127,9 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         stepper: str | None = None,
         **env_kwargs: Any,
     ):
-        if accelerator not in (None, "auto", "numpy", "numba"):
-            raise ValueError(
-                f"Unknown accelerator {accelerator!r}; choose 'auto', 'numpy' or 'numba' (MuJoCo "
-                "steps in C threads whichever is chosen)."
-            )
         if isinstance(env_class, str):
             module, name = env_class.split(":")
             env_class = getattr(importlib.import_module(module), name)
-        if int(num_envs) < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}.")
         threads = default_threads() if num_threads is None else int(num_threads)
         if threads < 1:
             raise ValueError(
@@ -131,32 +140,23 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"MujocoVectorEnv renders with render_mode=None or 'rgb_array', got "
                 f"{render_mode!r}; for a window, render one sub-environment made with make()."
             )
-        self.num_envs = int(num_envs)
-        self.num_threads = threads
-        self.max_episode_steps = max_episode_steps
-        self.autoreset_mode = autoreset_mode_from(autoreset_mode)
-        self.render_mode = render_mode
-        self.single_env = env_class(render_mode=render_mode, **env_kwargs)
-        self.model = self.single_env.model
-        self.frame_skip = self.single_env.frame_skip
-        self.metadata = {
-            **self.single_env.metadata,
-            "render_modes": ["rgb_array"],
-            "autoreset_mode": self.autoreset_mode,
-        }
-        self.single_observation_space = self.single_env.observation_space
-        self.single_action_space = self.single_env.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-
-        if stepper is None:
-            stepper = "threads" if self.single_env.reads_contact_forces else "batch"
-        if stepper not in STEPPERS:
+        if stepper is not None and stepper not in STEPPERS:
             raise ValueError(
                 f"Unknown stepper {stepper!r}; choose one of {sorted(STEPPERS)}: 'batch' steps "
                 "every simulation in one mujoco.batch call, 'threads' steps each sub-env's "
                 "MjData on a pool of Python threads (MuJoCo releases the GIL in mj_step)."
             )
+        self.single_env_class = env_class  # type: ignore[assignment]
+        self.num_threads = threads
+        super().__init__(
+            num_envs, max_episode_steps, render_mode, autoreset_mode, accelerator, **env_kwargs
+        )
+        self.metadata = {**self.single_env.metadata, **self.metadata}
+        self.parameters_changed()
+        self.model = self.single_env.model
+        self.frame_skip = self.single_env.frame_skip
+        if stepper is None:
+            stepper = "threads" if self.single_env.reads_contact_forces else "batch"
         fields = {"qpos", "qvel", "ctrl", *self.single_env.read_fields}
         self.stepper = stepper
         self.simulations = STEPPERS[stepper](
@@ -167,216 +167,311 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             self.single_env.reads_contact_forces,
         )
         self.view = self.simulations.view
-        self.accelerator = resolve_accelerator(accelerator)
-        # The task's compiled step outcome (None: the numpy hooks; it may decline a call).
-        self._compiled_outcome = (
-            self.single_env._compiled_outcome_parts if self.accelerator == "numba" else None
-        )
+        # The observations advance computed with the rewards, for the observe that follows.
+        self._stepped: np.ndarray | None = None
+        self._restarted: list[np.ndarray] = []
+        # The view's fields as one named tuple (what the compiled loop reads), and the
+        # kinds of settings and actions checked against the numpy hooks (see advance).
+        names = tuple(sorted(vars(self.view)))
+        self._data = _task.named_tuple_class(names)(*[getattr(self.view, n) for n in names])
+        self._checked: dict[Any, Any] = {}
+        if self.accelerator == "numba" and self.has_compiled_dynamics():
+            self._install_compiled_advance()
 
-        self._generators: list[np.random.Generator | None] = [None] * self.num_envs
-        self._seeds: list[int | None] = [None] * self.num_envs
-        self.elapsed_steps = np.zeros(self.num_envs, dtype=np.int64)
-        self._limit = NO_LIMIT if max_episode_steps is None else int(max_episode_steps)
-        self._ended = np.zeros(self.num_envs, dtype=np.bool_)
-        self._observations: np.ndarray | None = None
-        self._sub_env_attributes: dict[str, list[Any]] = {}
-        # No per-sub-env parameters (yet): the models are compiled once for every row.
-        self.row_values: dict[str, tuple[Any, ...]] = {}
+    def make_single_env(self, env_kwargs: dict[str, Any]) -> MujocoTaskEnv:
+        """Build the single environment, in the batch's render mode."""
+        return self.single_env_class(render_mode=self.render_mode, **env_kwargs)
 
-    # Sub-env attributes, as the other natively batched envs offer them: values set per
-    # sub-env with set_attr, np_random per stream, anything else the single env's.
-    get_attr = NativeVectorEnv.get_attr
-    call = NativeVectorEnv.call
-    set_attr = NativeVectorEnv.set_attr
-    _attribute_values = NativeVectorEnv._attribute_values
-    _refuse_if_closed = NativeVectorEnv._refuse_if_closed
-    parameter_names = NativeVectorEnv.__dict__["parameter_names"]
+    # Per-sub-env parameters ------------------------------------------------------------------
 
-    # Randomness ---------------------------------------------------------------------------
+    def parameter_names(self) -> frozenset[str]:  # type: ignore[override]
+        """Return the single env's attributes that :meth:`set_attr` sets per sub-env.
 
-    @property
-    def np_random(self) -> tuple[np.random.Generator | None, ...]:  # type: ignore[override]
-        """Every sub-environment's generator (``None`` before its first reset)."""
-        return tuple(self._generators)
+        The attributes behind the task's ``sub_env_parameters`` (its constructor's reward
+        weights and ``reset_noise_scale``): ``_ctrl_cost_weight`` for ``ctrl_cost_weight``.
 
-    @property
-    def np_random_seed(self) -> tuple[int | None, ...]:  # type: ignore[override]
-        """The seed of every sub-environment's generator."""
-        return tuple(self._seeds)
+        Example:
+            >>> from palaestra.envs.mujoco.hopper_v5 import HopperEnv
+            >>> sorted(MujocoVectorEnv(HopperEnv, 2).parameter_names())[:2]
+            ['_ctrl_cost_weight', '_forward_reward_weight']
+        """
+        return frozenset(f"_{name}" for name in self._constructor_parameters())
 
-    def _generator(self, index: int) -> np.random.Generator:
-        if self._generators[index] is None:
-            self._generators[index], self._seeds[index] = seeding.np_random()
-        return self._generators[index]  # type: ignore[return-value]
+    def _constructor_parameters(self) -> tuple[str, ...]:
+        task = self.single_env_class
+        arguments = inspect.signature(task.__init__).parameters
+        return tuple(name for name in task.sub_env_parameters if name in arguments)
 
-    # Resets -------------------------------------------------------------------------------
+    def _split_parameters(  # type: ignore[override]
+        self, parameters: dict[str, Any] | None, env_kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Move the constructor arguments given one value per sub-env out of ``env_kwargs``.
 
-    def reset(
-        self,
-        *,
-        seed: int | Sequence[int | None] | None = None,
-        options: dict[str, Any] | None = None,
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Reset every sub-environment, or those in ``options["reset_mask"]``.
+        ``make_vec(id, n, ctrl_cost_weight=[...])`` sets ``_ctrl_cost_weight`` per sub-env,
+        as each single env built with its own value holds it.
+        """
+        parameters = dict(parameters or {})
+        for name in self._constructor_parameters():
+            if isinstance(env_kwargs.get(name), (list, tuple, np.ndarray)):
+                values = env_kwargs.pop(name)
+                if isinstance(values, np.ndarray):
+                    values = values.tolist()
+                parameters[f"_{name}"] = values
+        unknown = sorted(parameters.keys() - self.parameter_names())
+        if unknown:
+            settable = ", ".join(sorted(self.parameter_names())) or "none"
+            raise TypeError(
+                f"{type(self).__name__} got unexpected parameters {unknown}: its per-sub-env "
+                f"parameters are: {settable}."
+            )
+        return parameters
 
-        Args:
-            seed: ``None``, an int ``s`` (sub-env ``i`` gets ``s + i``) or one seed per sub-env.
-            options: ``"reset_mask"``, a boolean array naming the sub-envs to reset.
-
-        Returns:
-            The batched observations and the reset infos.
+    def check_parameter(self, name: str, values: Sequence[Any]) -> None:
+        """Check one value per sub-env of parameter ``name``: real numbers only.
 
         Raises:
-            ValueError: for a seed list of the wrong length or a bad ``reset_mask``.
-            TypeError: for a ``reset_mask`` that is not a boolean numpy array.
-            palaestra.error.ClosedEnvironmentError: after :meth:`close`.
+            ValueError: for a value that is not an int or a float, naming it.
         """
-        self._refuse_if_closed()
-        seeds = seeds_per_env(seed, self.num_envs)
-        mask, _ = split_reset_mask(options, self.num_envs)
-        rows = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
-        for row in rows:
-            if seeds[row] is not None:
-                self._generators[row], self._seeds[row] = seeding.np_random(seeds[row])
-        if self._observations is None:
-            self._observations = np.zeros(
-                (self.num_envs, *self.single_observation_space.shape), dtype=np.float64
-            )
-        observations, infos = self._reset_rows(rows, self._observations.copy(), {})
-        self._observations = observations
-        return observations.copy(), infos
+        for index, value in enumerate(values):
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise ValueError(
+                    f"{type(self).__name__}.set_attr({name!r}) got {value!r} "
+                    f"({type(value).__name__}) for sub-env {index}; expected a real number (an "
+                    "int or a float), or a list or tuple of one per sub-env."
+                )
 
-    def _reset_rows(
-        self, rows: np.ndarray, observations: np.ndarray, infos: dict[str, Any]
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Reset ``rows`` as each sub-env's ``reset()`` would.
+    def parameters_changed(self) -> None:
+        """Regroup the rows by their parameter values (rows alike step together)."""
+        self._groups: list[tuple[np.ndarray, dict[str, Any]]] = []
+        if not self.row_values:
+            return
+        found: dict[tuple[Any, ...], list[int]] = {}
+        names = sorted(self.row_values)
+        for row in range(self.num_envs):
+            # The types too: an int and a float weight compute alike only in some tasks.
+            key = tuple((type(v), v) for v in (self.row_values[n][row] for n in names))
+            found.setdefault(key, []).append(row)
+        for key, rows in found.items():
+            values = {name: value for name, (_, value) in zip(names, key)}
+            self._groups.append((np.array(rows), values))
 
-        Their observations are written into ``observations``, their reset infos merged into
-        ``infos``.
-        """
-        if not len(rows):
-            return observations, infos
+    @contextlib.contextmanager
+    def _parameters(self, values: dict[str, Any]) -> Iterator[None]:
+        """Give the single env one parameter set's values for a while (its hooks read them)."""
+        env = self.single_env
+        kept = {name: getattr(env, name) for name in values}
+        try:
+            for name, value in values.items():
+                setattr(env, name, value)
+            yield
+        finally:
+            for name, value in kept.items():
+                setattr(env, name, value)
+
+    def _group_settings(self) -> list[tuple[np.ndarray | None, Any]]:
+        """``(rows, settings)`` per parameter set (rows ``None``: one set for all)."""
+        if not self._groups:
+            return [(None, self.single_env.settings())]
+        settings = []
+        for rows, values in self._groups:
+            with self._parameters(values):
+                settings.append((rows, self.single_env.settings()))
+        return settings
+
+    def _grouped_outcome(self, before: Any, actions: np.ndarray) -> Any:
+        """Return the numpy hooks' outcome of every row, each row with its parameter values."""
         env, view = self.single_env, self.view
-        states = [env._reset_state(self._generator(row)) for row in rows]
-        self.simulations.reset(
-            rows, np.array([qpos for qpos, _ in states]), np.array([qvel for _, qvel in states])
-        )
-        rows_view = SimpleNamespace(**{name: value[rows] for name, value in vars(view).items()})
-        observations[rows] = env._observe(rows_view)
-        add_rows_info(infos, env._reset_info(rows_view), rows, self.num_envs)
-        self.elapsed_steps[rows] = 0
-        self._ended[rows] = False
-        return observations, infos
+        if not self._groups:
+            return env._observe_outcome(view, before, actions)
+        count = self.num_envs
+        observations = np.empty((count, *self.single_observation_space.shape))
+        rewards = np.empty(count)
+        terminations = np.empty(count, dtype=np.bool_)
+        infos: dict[str, np.ndarray] = {}
+        # The group of row 0 first: the infos take its dtypes, as a sync env's take row 0's.
+        for rows, values in self._groups:
+            with self._parameters(values):
+                rows_before = None if before is None else before[rows]
+                result = env._observe_outcome(self._rows_view(rows), rows_before, actions[rows])
+            observations[rows], rewards[rows], terminations[rows] = result[:3]
+            for key, value in result[3].items():
+                value = np.asarray(value)
+                if key not in infos:
+                    infos[key] = np.empty((count, *value.shape[1:]), dtype=value.dtype)
+                infos[key][rows] = value
+        return observations, rewards, terminations, infos
 
-    # Steps --------------------------------------------------------------------------------
+    # The compiled path ---------------------------------------------------------------------
 
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every sub-environment, autoresetting as :attr:`autoreset_mode` says.
+    def has_compiled_dynamics(self) -> bool:  # type: ignore[override]
+        """Whether the task's step is a pure function that numba compiles (``step_outcome``)."""
+        return self.single_env_class.step_outcome is not None
 
-        Args:
-            actions: an element of :attr:`action_space` (one action per row).
+    def compile_advance(self) -> Any:
+        """Return the task's step outcome compiled into a loop over rows (see ``_compiled``)."""
+        from palaestra.envs.mujoco._compiled import compile_outcome
 
-        Returns:
-            Batched ``(observations, rewards, terminations, truncations, infos)``; rewards are
-            float64, as a sync vector env of the single environment returns them.
+        task = self.single_env_class
+        return compile_outcome(task.step_outcome, task.outcome_helpers)
 
-        Raises:
-            palaestra.error.ResetNeeded: before the first ``reset``.
-            ValueError: for actions of the wrong shape.
-            RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
-            palaestra.error.ClosedEnvironmentError: after :meth:`close`.
+    def _kind(self, groups: list[tuple[Any, Any]], actions: np.ndarray) -> Any:
+        return (tuple(_kinds(settings) for _, settings in groups), actions.dtype)
+
+    def _compiled_rows(
+        self,
+        rows: np.ndarray,
+        groups: list[tuple[np.ndarray | None, Any]],
+        before: Any,
+        actions: np.ndarray,
+        outputs: Any,
+    ) -> None:
+        """Compute ``rows`` of the step's outcome into ``outputs``, each with its settings."""
+        loop, data = self._compiled_advance, self._data
+        for members, settings in groups:
+            chosen = rows if members is None else rows[np.isin(rows, members)]
+            if len(chosen):
+                loop(chosen, settings, data, before, actions, *outputs)
+
+    def _compiled_check(self, groups: list[tuple[Any, Any]], actions: np.ndarray) -> Any:
+        """Return the info values' dtypes and shapes the compiled outcome gives, or ``None``.
+
+        ``None`` (the numpy hooks) until a step has compared both outcomes for this kind of
+        settings and actions, and where they differed or the task declines the settings.
         """
-        self._refuse_if_closed()
-        if self._observations is None:
-            raise error.ResetNeeded(
-                "Cannot call `MujocoVectorEnv.step` before `reset`; call reset() first."
-            )
-        actions = np.asarray(actions)
-        if actions.shape != self.action_space.shape:
-            raise ValueError(
-                f"Actions of shape {actions.shape} do not fit the action space "
-                f"{self.action_space}; pass one action of shape "
-                f"{self.single_action_space.shape} per sub-environment."
-            )
-        ended_rows = self._ended.nonzero()[0]  # of the 1-D mask: no ravel
-        if len(ended_rows) and self.autoreset_mode is AutoresetMode.DISABLED:
-            raise disabled_step_error(ended_rows)
-        restarting = ended_rows if self.autoreset_mode is AutoresetMode.NEXT_STEP else None
-        if restarting is not None and not len(restarting):
-            restarting = None
-        stepping = None if restarting is None else (~self._ended).nonzero()[0]
+        return self._checked.get(self._kind(groups, actions))
 
+    def _compare_outcomes(
+        self, groups: list[tuple[Any, Any]], before: Any, actions: np.ndarray, expected: Any
+    ) -> None:
+        """Run the compiled outcome on every row once and keep it if it equals ``expected``."""
+        key = self._kind(groups, actions)
+        dtypes = tuple(
+            (np.asarray(value).dtype, np.shape(value)[1:]) for value in expected[3].values()
+        )
+        same = None
+        if all(self.single_env.compiled_supports(settings) for _, settings in groups):
+            try:
+                outputs = self._compiled_outputs(dtypes)
+                self._compiled_rows(np.arange(self.num_envs), groups, before, actions, outputs)
+            except Exception as e:  # numba refuses these types: the numpy hooks stay
+                logger.warn(f"{type(self).__name__} steps on numpy: {type(e).__name__}: {e}")
+            else:
+                observations, rewards, terminations, infos = outputs
+                if (
+                    _identical(observations, expected[0])
+                    and _identical(rewards, _every_row(expected[1], np.float64, self.num_envs))
+                    and _identical(terminations, _every_row(expected[2], np.bool_, self.num_envs))
+                    and all(map(_identical, infos, expected[3].values()))
+                ):
+                    same = dtypes
+        self._checked[key] = same
+
+    def _compiled_outputs(self, kinds: tuple[tuple[np.dtype, tuple[int, ...]], ...]) -> Any:
+        """Fresh outputs of a compiled step: observations, rewards, flags, info values."""
+        count = self.num_envs
+        return (
+            np.empty((count, *self.single_observation_space.shape)),
+            np.empty(count),
+            np.empty(count, dtype=np.bool_),
+            tuple(np.empty((count, *shape), dtype=dtype) for dtype, shape in kinds),
+        )
+
+    # Hooks ---------------------------------------------------------------------------------
+
+    def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
+        """Reset the rows' simulations to states each row's own generator draws.
+
+        Returns the rows' indices, the states the base keeps (the simulations hold the
+        real ones).
+        """
+        indices = np.arange(self.num_envs) if rows.indices is None else np.asarray(rows.indices)
+        env = self.single_env
+        generators = rows.generators()
+        if not self._groups:
+            states = [env._reset_state(generator) for generator in generators]
+        else:
+            states = [None] * len(indices)
+            for members, values in self._groups:
+                with self._parameters(values):
+                    for position in np.flatnonzero(np.isin(indices, members)):
+                        states[position] = env._reset_state(generators[position])
+        self.simulations.reset(
+            indices,
+            np.array([qpos for qpos, _ in states]),
+            np.array([qvel for _, qvel in states]),
+        )
+        self._restarted.append(indices)
+        return indices[:, None]
+
+    def observe(self, states: np.ndarray) -> np.ndarray:
+        """Return the observations of the rows ``states`` names (all: the last step's)."""
+        rows = states[:, 0]
+        stepped, self._stepped = self._stepped, None
+        if stepped is not None and len(rows) == self.num_envs:
+            for restarted in self._restarted:
+                stepped[restarted] = self.single_env._observe(self._rows_view(restarted))
+            self._restarted = []
+            return stepped
+        self._restarted = []
+        if len(rows) == self.num_envs:
+            return self.single_env._observe(self.view)
+        return self.single_env._observe(self._rows_view(rows))
+
+    def reset_infos(self, indices: np.ndarray) -> dict[str, Any]:
+        """Return the reset infos of rows ``indices``, as each single env's ``reset`` gives them."""
+        if len(indices) == self.num_envs:
+            return dict(self.single_env._reset_info(self.view))
+        return self.single_env._reset_info(self._rows_view(indices))
+
+    def advance(
+        self, states: np.ndarray, actions: np.ndarray, rows: GeneratorRows, fresh: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every simulation in the C threads; compute the outcome as each single env."""
         env, view = self.single_env, self.view
         before = env._progress(view)
-        restart = None
-        if restarting is not None:
-            # The rows that ended reset while the others step (on the same threads); the
-            # whole batch's observation and reset info are then read at once below.
-            states = [env._reset_state(self._generator(row)) for row in restarting]
-            qpos = np.array([qpos for qpos, _ in states])
-            restart = (restarting, qpos, np.array([qvel for _, qvel in states]))
-        parts = None
-        if self._compiled_outcome is not None:
-            # The rows' outcomes computed by the threads that step them, each once done.
-            parts = self._compiled_outcome(view, before, actions)
-        finish = None if parts is None else parts[0]
-        self.simulations.step(stepping, actions, self.frame_skip, restart, finish)
-        owned = parts is not None  # the compiled outcome's infos are arrays of their own
-        if owned:
-            result = parts[1]()
+        groups = dtypes = None
+        if self._compiled_advance is not None:
+            groups = self._group_settings()
+            actions = np.ascontiguousarray(actions)
+            dtypes = self._compiled_check(groups, actions)
+        if dtypes is None:
+            self.simulations.step(None, actions, self.frame_skip)
+            observations, reward, terminated, step_info = self._grouped_outcome(before, actions)
+            if groups is not None and self._kind(groups, actions) not in self._checked:
+                self._compare_outcomes(
+                    groups, before, actions, (observations, reward, terminated, step_info)
+                )
         else:
-            result = env._observe_outcome(view, before, actions)
-        observations, reward, terminated, step_info = result
-        rewards = np.array(reward, dtype=np.float64)
+            # The rows' outcomes, computed by the threads that step them, each once done.
+            outputs = self._compiled_outputs(dtypes)
+
+            def finish(done: list[int]) -> None:
+                self._compiled_rows(np.array(done), groups, before, actions, outputs)
+
+            self.simulations.step(None, actions, self.frame_skip, finish)
+            observations, reward, terminated, values = outputs
+            step_info = dict(zip(env.info_keys, values))
+        self._stepped = observations
+        self._restarted = []
+        rewards = np.empty(self.num_envs)
+        rewards[:] = reward  # a batch of rewards, or one for all (InvertedPendulum-v4's 1.0)
         terminations = np.zeros(self.num_envs, dtype=np.bool_)
         terminations[:] = terminated  # a batch of flags, or False for tasks that never end
-        infos = _batched(step_info, self.num_envs, owned)
-        truncations, ended, ended_rows = close_step(
-            rewards, terminations, self.elapsed_steps, restarting, self._limit
-        )
-        if restarting is not None:
-            _restart_rows_info(infos, env._reset_info(view), restarting, self.num_envs)
-        self._ended = ended
-        if self.autoreset_mode is AutoresetMode.SAME_STEP and len(ended_rows):
-            infos = self._finish_same_step(observations, infos, ended_rows)
-        self._observations = observations
-        return observations.copy(), rewards, terminations, truncations, infos
+        return states, rewards, terminations, step_info
 
-    def _finish_same_step(
-        self, observations: np.ndarray, infos: dict[str, Any], ended_rows: np.ndarray
-    ) -> dict[str, Any]:
-        """Reset the rows that ended, as a sync env does in ``SAME_STEP`` mode.
-
-        Their infos hold ``final_obs`` and ``final_info`` (the ending step's) beside the
-        reset info.
-        """
-        finals = [(observations[row].copy(), _row_of_batch(infos, row)) for row in ended_rows]
-        _clear_rows(infos, ended_rows)
-        for row, (final_obs, final_info) in zip(ended_rows, finals):
-            add_info(
-                infos, {"final_obs": final_obs, "final_info": final_info}, int(row), self.num_envs
-            )
-        observations, infos = self._reset_rows(ended_rows, observations, infos)
-        self._ended[:] = False
-        return infos
+    def _rows_view(self, rows: np.ndarray) -> SimpleNamespace:
+        return SimpleNamespace(**{name: value[rows] for name, value in vars(self.view).items()})
 
     # Rendering and closing ----------------------------------------------------------------
 
-    def render(self) -> tuple[np.ndarray, ...] | None:
-        """One ``(H, W, 3)`` frame per sub-environment (``None`` without a render mode).
+    def render_sub_env(self, index: int) -> np.ndarray:
+        """One ``(H, W, 3)`` frame of sub-environment ``index``, as its single env draws it.
 
         Raises:
             RuntimeError: when no OpenGL backend can make a context.
         """
-        if self.render_mode is None or self._observations is None:
-            return None
-        frames = []
-        for row in range(self.num_envs):
-            self.simulations.copy_data(row, self.single_env.data)
-            frames.append(self.single_env.render())
-        return tuple(frames)
+        self.simulations.copy_data(index, self.single_env.data)
+        return self.single_env.render()
 
     def close_extras(self, **kwargs: Any) -> None:
         """Stop the stepping threads and close the single environment's renderer."""
@@ -384,75 +479,29 @@ class MujocoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.single_env.close()
 
 
-def _batched(info: dict[str, Any], num_envs: int, owned: bool = False) -> dict[str, Any]:
-    """Batch a step's infos (every row's) as a sync vector env batches them.
-
-    A value that is a fresh array of its own (the result of the step's arithmetic, met once)
-    is kept; anything else (views of the simulation's fields, scalars) is copied. With
-    ``owned``, every value is an array of its own (a compiled outcome's), kept as it is.
-    The masks are the rows of one array, allocated at once.
-    """
-    infos: dict[str, Any] = {}
-    masks = np.ones((len(info), num_envs), dtype=np.bool_)
-    if owned:
-        for mask, (key, value) in zip(masks, info.items()):
-            infos[key] = value
-            infos[f"_{key}"] = mask
-        return infos
-    kept: set[int] = set()
-    for mask, (key, value) in zip(masks, info.items()):
-        if (
-            type(value) is np.ndarray
-            and value.base is None
-            and value.shape[:1] == (num_envs,)
-            and id(value) not in kept
-        ):
-            kept.add(id(value))
-        else:
-            value = np.array(value)
-        infos[key] = value
-        infos[f"_{key}"] = mask
-    return infos
+def _kinds(settings: Any) -> tuple[Any, ...]:
+    """Return the types of a settings tuple's values (a tuple's item by item)."""
+    return tuple(_kinds(value) if isinstance(value, tuple) else type(value) for value in settings)
 
 
-def _clear_rows(infos: dict[str, Any], rows: np.ndarray, keep: Any = ()) -> None:
-    """Drop ``rows`` from every key of a batched info (value zeroed, mask cleared).
-
-    A key that no row supplies any more is dropped; keys in ``keep`` are left alone.
-    """
-    for key in [key for key in infos if not key.startswith("_") and key not in keep]:
-        mask = infos[f"_{key}"]
-        mask[rows] = False
-        if not mask.any():
-            del infos[key], infos[f"_{key}"]
-        else:
-            infos[key][rows] = 0
+def _every_row(values: Any, dtype: Any, count: int) -> np.ndarray:
+    """Return ``values`` (a batch, or one value for all rows) as ``count`` rows of ``dtype``."""
+    rows = np.empty(count, dtype=dtype)
+    rows[:] = values
+    return rows
 
 
-def _restart_rows_info(
-    infos: dict[str, Any], reset_info: dict[str, Any], rows: np.ndarray, num_envs: int
-) -> None:
-    """Give ``rows`` their reset info instead of their step info, in place.
-
-    The same result as :func:`_clear_rows` then :func:`add_rows_info` of the rows' reset
-    infos, where ``reset_info`` holds every row's (its values batched over all rows).
-    """
-    # Unless every row restarts, add_rows_info below overwrites the rows' values of the keys
-    # that reset_info has, and their masks stay.
-    _clear_rows(infos, rows, keep=() if len(rows) == num_envs else reset_info)
-    add_rows_info(
-        infos, {key: np.asarray(value)[rows] for key, value in reset_info.items()}, rows, num_envs
+def _identical(ours: np.ndarray, theirs: Any) -> bool:
+    """Whether two arrays hold the same dtype, shape and bits (NaN equal to NaN)."""
+    theirs = np.asarray(theirs)
+    return (
+        ours.dtype == theirs.dtype
+        and ours.shape == theirs.shape
+        and bool(np.array_equal(ours, theirs, equal_nan=ours.dtype.kind in "fc"))
+        and bool(np.array_equal(np.signbit(ours), np.signbit(theirs)))
+        if ours.dtype.kind in "fc"
+        else ours.dtype == theirs.dtype and bool(np.array_equal(ours, theirs))
     )
-
-
-def _row_of_batch(infos: dict[str, Any], row: int) -> dict[str, Any]:
-    """Return the info one sub-env's own step returned, out of a batched info."""
-    single = {}
-    for key, value in infos.items():
-        if not key.startswith("_") and infos[f"_{key}"][row]:
-            item = value[row]
-            single[key] = item.copy() if isinstance(item, np.ndarray) else item
-    return single
 
 
 def vector_entry_point(env_class: str) -> Callable[..., MujocoVectorEnv]:

@@ -24,6 +24,12 @@ environment returns infos: :meth:`~NativeVectorEnv.make_generators` (other rando
 as the batched and the single observation space hold them) and
 :meth:`~NativeVectorEnv.finish_infos` (the infos of a reset or step, from what the hooks did).
 
+A subclass whose sub-environments return infos sets ``gives_infos``: ``advance`` then returns
+the stepped rows' infos as a fourth item and :meth:`~NativeVectorEnv.reset_infos` gives the
+reset ones; the base batches them as a sync vector env does
+(:mod:`palaestra.vector.native.infos`). One whose initial states take more than ``uniform``
+draws sets ``keeps_generator_objects`` and draws from ``rows.generators()``.
+
 Example:
     >>> import numpy as np
     >>> from palaestra import Env, spaces
@@ -68,6 +74,7 @@ from palaestra.vector.native.accelerator import (
 )
 from palaestra.vector.native.bookkeeping import NO_LIMIT, close_step
 from palaestra.vector.native.generators import GeneratorBatch, GeneratorRows
+from palaestra.vector.native.infos import batched_infos, move_to_final, restart_rows_info
 from palaestra.vector.native.tiers import (
     COMPILE_AFTER_SECONDS,
     COMPILE_AFTER_STEPS,
@@ -75,7 +82,7 @@ from palaestra.vector.native.tiers import (
     mark_promoted,
 )
 from palaestra.vector.utils import batch_space
-from palaestra.vector.vector_env import AutoresetMode, VectorEnv
+from palaestra.vector.vector_env import AutoresetMode, VectorEnv, add_rows_info
 
 __all__ = ["NativeVectorEnv", "Transition"]
 
@@ -137,6 +144,12 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     # Under "auto": the steps, and seconds of stepping, before the env moves to numba.
     compile_after_steps = COMPILE_AFTER_STEPS
     compile_after_seconds = COMPILE_AFTER_SECONDS
+    # Whether ``advance`` returns a fourth item, the rows' step infos (and ``reset_infos``
+    # gives reset infos); else every info is empty.
+    gives_infos = False
+    # Whether each sub-env keeps its own numpy Generator (``rows.generators()``) at every
+    # size and accelerator, for initial states drawn with more than ``uniform``.
+    keeps_generator_objects = False
 
     def __init__(
         self,
@@ -164,7 +177,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.render_mode = render_mode
         self.autoreset_mode = autoreset_mode_from(autoreset_mode)
         parameters = self._split_parameters(parameters, env_kwargs)
-        self.single_env = self.single_env_class(**env_kwargs)
+        self.single_env = self.make_single_env(env_kwargs)
         self.metadata = {
             "render_modes": ["rgb_array"],
             "render_fps": self.single_env.metadata.get("render_fps"),
@@ -310,6 +323,18 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     # Hooks -------------------------------------------------------------------------------
 
+    def make_single_env(self, env_kwargs: dict[str, Any]) -> Env:
+        """Build the single environment (the spaces' and shared parameters' owner)."""
+        return self.single_env_class(**env_kwargs)
+
+    def reset_infos(self, indices: np.ndarray) -> dict[str, Any]:
+        """Return the reset infos of sub-envs ``indices``, just restarted (with ``gives_infos``).
+
+        Each value is batched over ``indices`` (one row per listed sub-env), as
+        :func:`~palaestra.vector.vector_env.add_rows_info` takes it.
+        """
+        return {}
+
     def draw_initial_states(self, rows: GeneratorRows, count: int, options: dict | None) -> Any:
         """Draw ``count`` initial states, row ``i`` from ``rows``' generator ``i``."""
         raise NotImplementedError
@@ -326,7 +351,9 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         ``fresh`` marks states not stepped since their reset, for systems whose first step
         computes in the initial state's dtype. When :attr:`row_by_row` is set (a small batch
         on the numpy accelerator, see ``row_by_row_max_envs``) a subclass may step each row
-        with the single environment's own scalar path instead of the batched one.
+        with the single environment's own scalar path instead of the batched one. With
+        ``gives_infos`` it returns a fourth item too: the rows' step infos, each value
+        batched over the rows stepped.
         """
         raise NotImplementedError
 
@@ -343,7 +370,11 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         set). The default is a :class:`~palaestra.vector.native.generators.GeneratorBatch`;
         a subclass may return other streams with its ``seed``, ``rows`` and ``generators``.
         """
-        return GeneratorBatch(self.num_envs, compiled=self.accelerator == "numba")
+        return GeneratorBatch(
+            self.num_envs,
+            compiled=self.accelerator == "numba",
+            objects=self.keeps_generator_objects,
+        )
 
     def publish(self, observations: np.ndarray) -> Any:
         """Return the batched observations as :attr:`observation_space` holds them (a hook).
@@ -431,9 +462,12 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         # The previous observations were handed out; update a copy.
         self._observations = self._observations.copy()
         self._observations[indices] = self.observe(initial)
+        infos: dict[str, Any] = {}
+        if self.gives_infos:
+            add_rows_info(infos, self.reset_infos(indices), indices, self.num_envs)
         if self._finishes:
-            return self.publish(self._observations), self.finish_infos({})
-        return self._observations, {}
+            return self.publish(self._observations), self.finish_infos(infos)
+        return self._observations, infos
 
     def _restart(self, indices: np.ndarray, initial: Any) -> None:
         self.state[indices] = initial  # type: ignore[index]
@@ -510,9 +544,17 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         to observe (``observe`` works row by row, and a float64 state array holds stepped and
         initial states exactly).
         """
-        state, rewards, terminations = self.advance(
-            self.state, actions, self._every_row, self.fresh
-        )
+        infos: dict[str, Any] = {}
+        if self.gives_infos:
+            state, rewards, terminations, step_info = self.advance(
+                self.state, actions, self._every_row, self.fresh
+            )
+            # Batched (and copied where they are views) before any row restarts.
+            infos = batched_infos(step_info, self.num_envs)
+        else:
+            state, rewards, terminations = self.advance(
+                self.state, actions, self._every_row, self.fresh
+            )
         self.state = state.astype(self.state_dtype, copy=False)
         if self._has_fresh:
             self.fresh[:] = False
@@ -523,22 +565,29 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 self.generators.rows(restarting), len(restarting), None
             )
             self._restart(restarting, initial)
+            if self.gives_infos:
+                reset_info = self.reset_infos(restarting)
+                restart_rows_info(infos, reset_info, restarting, self.num_envs)
         observations = self.observe(self.state)
         self._ended, self._ended_rows = ended, ended_rows
         if self.autoreset_mode is AutoresetMode.SAME_STEP and len(ended_rows):
-            return self._finish_same_step(observations, rewards, terminations, truncations)
+            return self._finish_same_step(observations, rewards, terminations, truncations, infos)
         self._observations = observations
-        return observations, rewards, terminations, truncations, {}
+        return observations, rewards, terminations, truncations, infos
 
     def _step_with_next_step_resets(self, actions: np.ndarray) -> Any:
         restarting = self._ended
         stepping = np.flatnonzero(~restarting)
-        state, step_rewards, step_terminations = self.advance(
+        transition = self.advance(
             self.state[stepping],
             actions[stepping],
             self.generators.rows(stepping),
             self.fresh[stepping],
         )
+        state, step_rewards, step_terminations = transition[:3]
+        infos: dict[str, Any] = {}
+        if self.gives_infos:
+            add_rows_info(infos, transition[3], stepping, self.num_envs)
         self.state[stepping] = state
         self.fresh[stepping] = False
         self.elapsed_steps[stepping] += 1
@@ -548,11 +597,14 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         rewards[stepping] = step_rewards
         terminations = np.zeros(self.num_envs, dtype=np.bool_)
         terminations[stepping] = step_terminations
-        self._reset_rows(np.flatnonzero(restarting))
+        restarted = np.flatnonzero(restarting)
+        self._reset_rows(restarted)
+        if self.gives_infos:
+            add_rows_info(infos, self.reset_infos(restarted), restarted, self.num_envs)
         truncations = self._truncations()
         self._ended = terminations | truncations
         self._ended_rows = np.flatnonzero(self._ended)
-        return self._observations, rewards, terminations, truncations, {}
+        return self._observations, rewards, terminations, truncations, infos
 
     def _finish_same_step(
         self,
@@ -560,7 +612,17 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         rewards: np.ndarray,
         terminations: np.ndarray,
         truncations: np.ndarray,
+        infos: dict[str, Any],
     ) -> Any:
+        if self.gives_infos:
+            rows = self._ended_rows
+            move_to_final(infos, observations, rows, self.num_envs)
+            self._observations = observations
+            self._reset_rows(rows)
+            add_rows_info(infos, self.reset_infos(rows), rows, self.num_envs)
+            self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+            self._ended_rows = self._ended_rows[:0]
+            return self._observations, rewards, terminations, truncations, infos
         ended = self._ended.copy()
         final_obs = np.full(self.num_envs, None, dtype=object)
         for index in np.flatnonzero(ended):

@@ -59,6 +59,31 @@ class GeneratorRows:
     def __len__(self) -> int:
         return self.batch.num_envs if self.indices is None else len(self.indices)
 
+    def generators(self) -> list[np.random.Generator]:
+        """Return the selected sub-environments' own generators, for draws beyond ``uniform``.
+
+        Only a batch made with ``objects=True`` has them; drawing from one advances that
+        sub-environment's stream, as its single environment's ``np_random`` would.
+
+        Raises:
+            RuntimeError: for a batch that keeps its streams as arrays.
+
+        Example:
+            >>> batch = GeneratorBatch(1, objects=True)
+            >>> batch.seed(np.array([0]), [5])
+            >>> float(batch.rows().generators()[0].standard_normal()) == float(
+            ...     np.random.default_rng(5).standard_normal())
+            True
+        """
+        objects = self.batch._objects
+        if objects is None or not self.batch.keeps_objects:
+            raise RuntimeError(
+                "These streams are kept as arrays; make the GeneratorBatch with objects=True "
+                "to draw from each sub-environment's own Generator."
+            )
+        rows = range(self.batch.num_envs) if self.indices is None else self.indices
+        return [objects[row] for row in rows]  # type: ignore[misc]
+
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> np.ndarray:
         """Draw ``size[0]`` rows, row ``i`` from stream ``i`` with shape ``size[1:]``.
 
@@ -100,6 +125,9 @@ class GeneratorBatch:
     Args:
         num_envs: the number of sub-environments.
         compiled: draw from the state arrays with numba.
+        objects: keep one :class:`numpy.random.Generator` per sub-environment at every size
+            and accelerator, for initial states drawn with more than ``uniform`` (see
+            :meth:`GeneratorRows.generators`).
 
     Example:
         >>> batch = GeneratorBatch(2)
@@ -110,13 +138,14 @@ class GeneratorBatch:
         (1,)
     """
 
-    def __init__(self, num_envs: int, compiled: bool = False):
+    def __init__(self, num_envs: int, compiled: bool = False, objects: bool = False):
         self.num_envs = num_envs
+        self.keeps_objects = objects
         self._objects: list[np.random.Generator | None] | None = None
-        if not compiled and num_envs <= GENERATOR_OBJECTS_MAX_ENVS:
+        if objects or (not compiled and num_envs <= GENERATOR_OBJECTS_MAX_ENVS):
             self._objects = [None] * num_envs
         self._compiled_draw = None
-        if compiled:
+        if compiled and not objects:
             from palaestra.vector.native.compiled import compiled_draw_doubles
 
             self._compiled_draw = compiled_draw_doubles
@@ -165,7 +194,8 @@ class GeneratorBatch:
         """Draw with numba from now on, every stream continuing from where it is.
 
         Generator objects become array states and draws made ahead are given back to their
-        streams, so the next draws are the ones the numpy path would have made.
+        streams, so the next draws are the ones the numpy path would have made. A batch made
+        with ``objects=True`` keeps its objects (their draws are the same).
 
         Example:
             >>> batch = GeneratorBatch(1)
@@ -175,6 +205,8 @@ class GeneratorBatch:
             >>> bool(np.all(batch.draw_doubles(None, 2)[0] == expected))  # doctest: +SKIP
             True
         """
+        if self.keeps_objects:
+            return
         from palaestra.vector.native.compiled import compiled_draw_doubles
 
         if self._objects is not None:

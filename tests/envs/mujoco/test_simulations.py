@@ -158,7 +158,7 @@ def test_rows_stepped_on_two_threads_equal_rows_stepped_on_one(monkeypatch):
     serial.close()
 
 
-def test_each_thread_finishes_the_rows_it_stepped_or_reset_once(monkeypatch):
+def test_each_thread_finishes_the_rows_it_stepped_once(monkeypatch):
     model, (parallel, serial) = _threads_and_serial(6)
     parallel.step(None, np.zeros((6, model.nu)), 5)  # measures a row: the next call is parallel
     step = mujoco.mj_step
@@ -177,10 +177,9 @@ def test_each_thread_finishes_the_rows_it_stepped_or_reset_once(monkeypatch):
     def finish(rows: list[int]) -> None:
         finished.append((threading.current_thread().name, list(rows)))
 
-    restart = (np.array([4]), model.qpos0[None], np.zeros((1, model.nv)))
-    parallel.step(np.array([0, 1, 2, 3, 5]), np.zeros((6, model.nu)), 5, restart, finish)
+    parallel.step(np.array([0, 1, 2, 3, 5]), np.zeros((6, model.nu)), 5, finish)
     assert sorted(name for name, _ in finished) == ["MainThread", "mujoco-step-1"]
-    assert sorted(row for _, rows in finished for row in rows) == [0, 1, 2, 3, 4, 5]
+    assert sorted(row for _, rows in finished for row in rows) == [0, 1, 2, 3, 5]
     parallel.close()
     serial.close()
 
@@ -190,8 +189,7 @@ def test_the_batch_finishes_every_row_after_its_step():
     batch = BatchSimulations(model, 3, 2, FIELDS, contact_forces=True)
     batch.reset(np.arange(3), np.tile(model.qpos0, (3, 1)), np.zeros((3, model.nv)))
     finished: list[list[int]] = []
-    restart = (np.array([1]), model.qpos0[None], np.zeros((1, model.nv)))
-    batch.step(np.array([0, 2]), np.zeros((3, model.nu)), 5, restart, finished.append)
+    batch.step(np.array([0, 2]), np.zeros((3, model.nu)), 5, finished.append)
     assert finished == [[0, 1, 2]]
     batch.close()
 

@@ -15,7 +15,7 @@ import pytest
 
 import palaestra
 from palaestra.envs.mujoco.vector import MujocoVectorEnv, default_threads
-from palaestra.vector.contract import VectorEnvContract, assert_same, rollout
+from palaestra.vector.contract import VectorEnvContract, assert_same, check_vector_env, rollout
 from tests.envs.mujoco.conftest import FAST_IDS, IDS, random_actions
 
 MODES = ("NextStep", "SameStep", "Disabled")
@@ -121,7 +121,7 @@ def test_step_before_reset_is_refused():
 def test_actions_of_the_wrong_shape_are_refused_with_the_expected_shape():
     envs = palaestra.make_vec("Reacher-v5", 2)
     envs.reset(seed=0)
-    with pytest.raises(ValueError, match=r"shape \(3, 2\).*one action of shape \(2,\)"):
+    with pytest.raises(ValueError, match=r"expects actions of shape \(2, 2\).*got shape \(3, 2\)"):
         envs.step(np.zeros((3, 2), np.float32))
 
 
@@ -149,6 +149,22 @@ class TestHalfCheetahContract(VectorEnvContract):
         return palaestra.make_vec(
             "HalfCheetah-v5", 3, vectorization_mode="sync", max_episode_steps=8
         )
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("env_id", ["Ant-v5", "Reacher-v4"])
+def test_batched_env_meets_the_contract_in_every_autoreset_mode(env_id, mode):
+    # Ant steps on threads by default, Reacher-v4 in one mujoco batch.
+    check_vector_env(
+        lambda: palaestra.make_vec(
+            env_id, 2, vectorization_mode="vector_entry_point", autoreset_mode=mode,
+            max_episode_steps=LIMIT,
+        ),
+        lambda: palaestra.make_vec(
+            env_id, 2, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode},
+            max_episode_steps=LIMIT,
+        ),
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("env_id", ["Ant-v5", "Hopper-v5", "Humanoid-v5"])
