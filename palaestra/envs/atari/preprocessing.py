@@ -2,12 +2,12 @@
 
 ale-py's vector core (``ale_py.ALEVectorInterface``, C++ threads) preprocesses each sub-env
 its own way, which differs from Gymnasium's ``AtariPreprocessing`` + ``FrameStackObservation``
-in small, exact ways (see ``docs/envs/atari.md``: zero-padded frame stacks, a FIRE press on
-reset, no-ops drawn from a C++ ``std::mt19937``, frames grabbed on the terminal frame, reward
-clipping, the FIRE press and episode budget counted in frames). :class:`AtariVectorPreprocessing` does the
-same on one :class:`~palaestra.envs.atari.AtariEnv` in Python, so that a sync vector of
-wrapped single envs reproduces the batch exactly: same seeds and actions, same observations,
-rewards, flags and infos (:func:`preprocessed_atari_env` builds one).
+in small, exact ways (``docs/envs/atari.md`` lists them: zero-padded frame stacks, a FIRE
+press on reset, no-ops drawn from a C++ ``std::mt19937``, reward clipping, an episode budget
+counted in frames). :class:`AtariVectorPreprocessing` does the same on one
+:class:`~palaestra.envs.atari.AtariEnv` in Python, so that a sync vector of wrapped single
+envs reproduces the batch exactly: same seeds and actions, same observations, rewards, flags
+and infos (:func:`preprocessed_atari_env` builds one).
 
 Example:
     >>> env = preprocessed_atari_env("breakout")
@@ -340,8 +340,10 @@ def frame_budget(
     """Return an episode's frame budget: the frame limit, or the step limit's frames if fewer.
 
     Example:
-        >>> frame_budget(108_000, None, 4), frame_budget(108_000, 50, 4), frame_budget(None, None, 4)
-        (108000, 200, None)
+        >>> frame_budget(108_000, None, 4), frame_budget(108_000, 50, 4)
+        (108000, 200)
+        >>> frame_budget(None, None, 4) is None
+        True
     """
     budgets = [max_num_frames_per_episode]
     if max_episode_steps is not None:

@@ -76,7 +76,7 @@ def _default_threads() -> int:
 
 
 def _joystick_table() -> np.ndarray:
-    """The ALE action (an index of the full action set) of each stick position and fire."""
+    """Return the ALE action (a full action set index) of each stick position and fire."""
     names = list(import_ale().Action.__members__)
     table = np.zeros((3, 3, 2), dtype=np.int32)
     for horizontal in (-1, 0, 1):
@@ -445,7 +445,7 @@ class AtariVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         return [action.name for action in self._action_set]
 
     def _shared_attributes(self) -> dict[str, Any]:
-        """The attributes every sub-env has alike (the batch cannot set them per sub-env)."""
+        """Return the attributes every sub-env has alike (none can be set per sub-env)."""
         return {
             "action_space": self.single_action_space,
             "observation_space": self.single_observation_space,
