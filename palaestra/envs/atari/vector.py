@@ -63,7 +63,11 @@ from palaestra.vector.vector_env import AutoresetMode, VectorEnv, add_rows_info
 __all__ = ["AtariVectorEnv"]
 
 OBS_TYPES = ("grayscale", "rgb")
+ACCELERATORS = (None, "auto", "numpy", "numba")
 INFO_KEYS = ("lives", "frame_number", "episode_frame_number")
+# The ufuncs' own reductions: ndarray.max() adds two Python-level calls per step.
+_largest = np.maximum.reduce
+_all = np.logical_and.reduce
 # The C++ core takes its episode budget as an int.
 _NO_FRAME_LIMIT = 2**31 - 1
 
@@ -124,6 +128,8 @@ class AtariVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         mode: must be ``None`` (the C++ core plays the default mode).
         difficulty: must be ``None`` (the C++ core plays the default difficulty).
         render_mode: must be ``None``: render a single env made with ``make`` instead.
+        accelerator: taken as every natively batched env takes it (``"auto"``, ``"numpy"``,
+            ``"numba"`` or ``None``) and without effect: the C++ core does all the work.
 
     Raises:
         palaestra.error.Error: for an unknown ``game`` (naming the choices), a ``frameskip``
@@ -131,7 +137,7 @@ class AtariVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             ``mode``/``difficulty``, or a ``render_mode``.
         FileNotFoundError: if the game's ROM file is missing.
         ValueError: for ``num_envs`` or ``num_threads`` below 1, bad image sizes, stack or
-            ``noop_max``, or an unknown ``autoreset_mode``.
+            ``noop_max``, or an unknown ``autoreset_mode`` or ``accelerator``.
         palaestra.error.DependencyNotInstalled: if ale-py is not installed.
     """
 
@@ -166,8 +172,14 @@ class AtariVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         mode: int | None = None,
         difficulty: int | None = None,
         render_mode: str | None = None,
+        accelerator: str | None = None,
     ):
         self.ale: Any = None
+        if accelerator not in ACCELERATORS:
+            raise ValueError(
+                f"Unknown accelerator {accelerator!r}; choose one of {ACCELERATORS} (the C++ "
+                "core emulates and preprocesses whichever is chosen)."
+            )
         path = rom_path(game)
         grayscale = _grayscale_from(obs_type, grayscale)
         _refuse_single_env_options(mode, difficulty, render_mode)
@@ -229,6 +241,7 @@ class AtariVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._full_strength = np.ones(self.num_envs, dtype=np.float32)
+        self._every_row = np.ones(self.num_envs, dtype=np.bool_)
         self._ended = np.zeros(self.num_envs, dtype=np.bool_)
         self._observations: np.ndarray | None = None
         self._sending = False
@@ -361,9 +374,10 @@ class AtariVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._sending = False
         rewards = rewards.astype(np.float64)
         infos = {}
+        every_row = self._every_row
         for key in INFO_KEYS:
             infos[key] = info[key].astype(np.int64)
-            infos[f"_{key}"] = np.ones(self.num_envs, dtype=np.bool_)
+            infos[f"_{key}"] = every_row.copy()
         ended = terminations | truncations
         if self.autoreset_mode is AutoresetMode.SAME_STEP and ended.any():
             observations = self._restart_now(observations, infos, ended)
@@ -404,14 +418,18 @@ class AtariVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             )
         if self.continuous:
             return self._joystick_actions(actions.astype(np.float32))
-        count = len(self._action_set)
-        with np.errstate(invalid="ignore"):
-            indices = actions.astype(np.int32)
-        if actions.dtype.kind not in "iub" and not np.array_equal(indices, actions):
+        if actions.dtype.kind in "iu":
+            integers = actions.astype(np.int64, copy=False)
+        else:
+            # Fractions, NaN and booleans are not in a Discrete space (Gymnasium rejects them).
+            with np.errstate(invalid="ignore"):
+                integers = actions.astype(np.int64)
+            if actions.dtype.kind == "b" or not _all(integers == actions):
+                raise self._invalid_actions(actions)
+        # Read as unsigned, a negative action exceeds the bound too: one reduction.
+        if _largest(integers.view(np.uint64)) >= len(self._action_set):
             raise self._invalid_actions(actions)
-        if indices.min() < 0 or indices.max() >= count or actions.dtype.kind == "b":
-            raise self._invalid_actions(actions)
-        return indices, self._full_strength
+        return integers, self._full_strength
 
     def _invalid_actions(self, actions: np.ndarray) -> AssertionError:
         names = ", ".join(f"{i}: {name}" for i, name in enumerate(self.get_action_meanings()))
