@@ -317,7 +317,8 @@ class AtariVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             palaestra.error.ResetNeeded: before the first ``reset``.
             palaestra.error.ClosedEnvironmentError: after :meth:`close`.
             ValueError: for actions of the wrong shape.
-            AssertionError: for Discrete actions outside the action space (as Gymnasium).
+            palaestra.error.InvalidAction: for actions outside the action space (as the
+                single env).
             RuntimeError: with ``autoreset_mode=DISABLED``, stepping an ended sub-env.
         """
         self.send(actions)
@@ -331,7 +332,7 @@ class AtariVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         Raises:
             palaestra.error.ResetNeeded: before the first ``reset``, or on a second ``send``
                 before ``recv``.
-            ValueError, AssertionError, RuntimeError: as :meth:`step`.
+            ValueError, palaestra.error.InvalidAction, RuntimeError: as :meth:`step`.
 
         Example:
             >>> envs = AtariVectorEnv("pong", 2)
@@ -431,12 +432,13 @@ class AtariVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             raise self._invalid_actions(actions)
         return integers, self._full_strength
 
-    def _invalid_actions(self, actions: np.ndarray) -> AssertionError:
+    def _invalid_actions(self, actions: np.ndarray) -> error.InvalidAction:
+        """Return the single env's error for ``actions`` outside the space, naming the choices."""
         names = ", ".join(f"{i}: {name}" for i, name in enumerate(self.get_action_meanings()))
-        return AssertionError(
-            f"{actions!r} ({type(actions)}) invalid: each action must be an integer in "
-            f"[0, {len(self._action_set) - 1}] (an element of {self.single_action_space}; "
-            f"{names})."
+        return error.InvalidAction(
+            f"Invalid actions {actions!r}: each sub-env's action space is "
+            f"{self.single_action_space}, so an action is an int in "
+            f"[0, {len(self._action_set)}) ({names})."
         )
 
     def _joystick_actions(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -59,7 +59,7 @@ def test_record_writes_every_frame_of_an_atari_episode(capsys, tmp_path):
 
     frames = read_video(str(out))
     assert status == 0
-    assert stdout.startswith(f"wrote {len(frames)} frames of 1 episode(s) to ")
+    assert stdout.splitlines()[-1].startswith(f"wrote {len(frames)} frames of 1 episode(s) to ")
     assert len(frames) > 100
 
 

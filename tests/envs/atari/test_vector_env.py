@@ -71,7 +71,7 @@ def test_the_batch_equals_the_sync_vector_through_episode_ends_with_sticky_actio
     ids=["episodic-life", "unclipped", "rgb-stack2", "full-size", "frameskip3", "continuous"],
 )
 def test_the_batch_equals_the_sync_vector_with_other_preprocessing(game, options):
-    assert_same_rollouts(game, "NextStep", 80, **options)
+    assert_same_rollouts(game, "NextStep", 80, num_envs=2, **options)
 
 
 @pytest.mark.slow
@@ -247,15 +247,19 @@ def test_the_game_cannot_be_set_per_sub_env():
     envs.close()
 
 
+# Episodes of 20 steps, so that the contract's 40-step rollouts see them end.
+CONTRACT = {"max_num_frames_per_episode": 80}
+
+
 class TestNextStepContract(VectorEnvContract):
     mode = "NextStep"
 
     def make_env(self):
-        return AtariVectorEnv("breakout", 2, autoreset_mode=self.mode, num_threads=2, **SHORT)
+        return AtariVectorEnv("breakout", 2, autoreset_mode=self.mode, num_threads=2, **CONTRACT)
 
     def make_reference(self):
         return SyncVectorEnv(
-            [lambda: preprocessed_atari_env("breakout", **SHORT)] * 2, autoreset_mode=self.mode
+            [lambda: preprocessed_atari_env("breakout", **CONTRACT)] * 2, autoreset_mode=self.mode
         )
 
 
