@@ -1,8 +1,9 @@
 """Batched Atari speed: ``make_vec("ALE/<Game>-v5", n)`` against ale-py, EnvPool and Gymnasium.
 
-One JSON line per (game, n) with env-steps per second of every contender and palaestra's
-ratio to each, all measured in the same run with repeats interleaved round-robin (so load
-drifts hit every contender alike; each number is the median):
+One JSON line per (game, n) with env-steps per second of every contender
+(``steps_per_s_<contender>``) and palaestra's ratio to each, all measured in the same run
+with repeats interleaved round-robin (so load drifts hit every contender alike; each number
+is the median):
 
 - ``palaestra``: ``palaestra.make_vec(id, n, num_threads=T)``, the batched
   :class:`~palaestra.envs.atari.vector.AtariVectorEnv`;
@@ -168,7 +169,7 @@ def measure(
         "num_envs": n,
         "num_threads": threads,
         "repeats": repeats,
-        "steps_per_second": {name: round(value, 1) for name, value in median.items()},
+        **{f"steps_per_s_{name}": round(value, 1) for name, value in median.items()},
     }
     for name in envs:
         if name != "palaestra":
