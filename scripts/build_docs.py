@@ -588,6 +588,7 @@ GUIDE_SECTIONS = {
     "toy_text": "toy-text",
     "box2d": "box2d",
     "mujoco": "mujoco",
+    "atari": "atari",
     "phys2d": "the-functional-api",
     "tabular": "the-functional-api",
 }

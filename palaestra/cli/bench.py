@@ -110,7 +110,9 @@ class EnvPoolSync:
         from palaestra import spaces
         from palaestra.vector.utils import batch_space
 
-        self.pool = envpool.make_gymnasium(env_id, num_envs=num_envs, batch_size=num_envs)
+        # EnvPool names the Atari games without ale-py's "ALE/" namespace ("Pong-v5").
+        envpool_id = env_id.removeprefix("ALE/")
+        self.pool = envpool.make_gymnasium(envpool_id, num_envs=num_envs, batch_size=num_envs)
         self.num_envs = num_envs
         single = self.pool.action_space
         if hasattr(single, "n"):

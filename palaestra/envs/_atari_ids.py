@@ -20,6 +20,8 @@ from palaestra.envs.registration import register
 __all__ = ["ROM_IDS", "LEGACY_GAMES", "MULTIPLAYER_ONLY", "game_name"]
 
 ENTRY_POINT = "palaestra.envs.atari.atari_env:AtariEnv"
+# The v5 ids' make_vec default, as ale-py registers its own: the batched, preprocessed env.
+VECTOR_ENTRY_POINT = "palaestra.envs.atari.vector:AtariVectorEnv"
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -99,6 +101,7 @@ def _register_v5(rom: str) -> None:
     register(
         id=f"ALE/{game_name(rom)}-v5",
         entry_point=ENTRY_POINT,
+        vector_entry_point=VECTOR_ENTRY_POINT,
         kwargs={
             "game": rom,
             "repeat_action_probability": 0.25,

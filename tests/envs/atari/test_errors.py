@@ -1,4 +1,4 @@
-"""Bad input to the Atari envs: clear errors naming the value and the choices, and no leaks.
+"""Bad input to the Atari envs, single and batched: clear errors naming the value and choices.
 
 Several of these inputs end the whole process inside ALE if they reach it (a missing ROM
 file, a ROM without a single-player mode); the tests running at all shows they do not.
@@ -6,12 +6,15 @@ file, a ROM without a single-player mode); the tests running at all shows they d
 
 from __future__ import annotations
 
+import os
+
 import ale_py.env
 import numpy as np
 import pytest
 
 import palaestra
 from palaestra.envs.atari import AtariEnv
+from palaestra.envs.atari.vector import AtariVectorEnv
 
 
 def rss_mib() -> float:
@@ -173,3 +176,138 @@ def test_a_thousand_create_close_cycles_stay_flat():
         env.close()
 
     assert rss_mib() - before < 10
+
+
+# The batched env (AtariVectorEnv, make_vec's default for the ALE/*-v5 ids) ---------------
+
+
+def threads() -> int:
+    """The threads of this process, C++ ones included (Python's count sees only its own)."""
+    return len(os.listdir("/proc/self/task"))
+
+
+def test_the_batch_names_an_unknown_game_and_the_choices():
+    message = str(raised(AtariVectorEnv, "space_invader", 2))
+
+    assert message.startswith("Unknown Atari game 'space_invader' (did you mean 'space_invaders'?)")
+    assert "breakout" in message
+
+
+def test_the_batch_names_a_missing_rom_and_the_fix(monkeypatch, tmp_path):
+    monkeypatch.setenv("ALE_ROMS_DIR", str(tmp_path))
+
+    with pytest.raises(FileNotFoundError, match=r"The ROM of 'pong' is missing: .*ALE_ROMS_DIR"):
+        palaestra.make_vec("ALE/Pong-v5", 2)
+
+
+@pytest.mark.parametrize("obs_type", ["ram", "pixels"])
+def test_the_batch_names_a_wrong_obs_type_and_the_choices(obs_type):
+    message = str(raised(palaestra.make_vec, "ALE/Pong-v5", 2, obs_type=obs_type))
+
+    assert message.startswith(
+        f"Invalid observation type {obs_type!r} for the batched Atari env: expecting one of "
+        "grayscale, rgb"
+    )
+    assert "vectorization_mode='sync'" in message
+
+
+def test_the_batch_takes_obs_type_rgb_as_colour_frames():
+    envs = palaestra.make_vec("ALE/Pong-v5", 2, obs_type="rgb")
+
+    assert envs.single_observation_space.shape == (4, 84, 84, 3)
+    envs.close()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"frameskip": (2, 5)}, "Invalid frameskip (2, 5)"),
+        ({"mode": 1}, "takes no mode (got mode=1)"),
+        ({"render_mode": "rgb_array"}, "takes no render_mode (got render_mode='rgb_array')"),
+    ],
+    ids=repr,
+)
+def test_the_batch_refuses_single_env_options_pointing_to_sync_mode(kwargs, fragment):
+    message = str(raised(AtariVectorEnv, "pong", 2, **kwargs))
+
+    assert fragment in message and "vectorization_mode='sync'" in message
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [np.array([0, 6]), np.array([-1, 0]), np.array([0.5, 1.0]), np.array([True, False])],
+    ids=repr,
+)
+def test_the_batch_names_an_out_of_range_action_and_the_choices(actions):
+    envs = AtariVectorEnv("pong", 2)
+    envs.reset(seed=0)
+
+    with pytest.raises(palaestra.error.InvalidAction) as info:
+        envs.step(actions)
+    assert str(info.value).startswith(
+        f"Invalid actions {actions!r}: each sub-env's action space is Discrete(6), so an "
+        "action is an int in [0, 6) (0: NOOP, 1: FIRE, 2: RIGHT, 3: LEFT, 4: RIGHTFIRE, "
+    )
+    assert envs.step(np.array([5, 5]))[0].shape == (2, 4, 84, 84)  # the batch carries on
+    envs.close()
+
+
+def test_the_batch_refuses_a_batch_of_the_wrong_shape():
+    envs = AtariVectorEnv("pong", 2)
+    envs.reset(seed=0)
+
+    with pytest.raises(ValueError, match=r"expects actions of shape \(2,\).*got shape \(3,\)"):
+        envs.step(np.zeros(3, dtype=np.int64))
+    envs.close()
+
+
+def test_closing_the_batch_stops_its_threads():
+    before = threads()
+    envs = AtariVectorEnv("pong", 4, num_threads=2)
+    envs.reset(seed=0)
+    envs.step(np.zeros(4, dtype=np.int64))
+    running = threads()
+    envs.close()
+
+    assert running == before + 2
+    assert threads() == before
+
+
+def test_closing_the_batch_while_a_step_is_in_flight_is_safe():
+    envs = AtariVectorEnv("pong", 2)
+    envs.reset(seed=0)
+    envs.send(np.zeros(2, dtype=np.int64))
+    envs.close()
+
+    with pytest.raises(palaestra.error.ClosedEnvironmentError):
+        envs.reset()
+
+
+def test_twenty_batches_made_and_closed_leave_no_threads_or_memory():
+    for _ in range(3):
+        palaestra.make_vec("ALE/Pong-v5", 4).close()
+    before_threads, before_rss = threads(), rss_mib()
+    for _ in range(20):
+        envs = palaestra.make_vec("ALE/Pong-v5", 4)
+        envs.reset(seed=0)
+        envs.step(np.zeros(4, dtype=np.int64))
+        envs.close()
+
+    assert threads() == before_threads
+    assert rss_mib() - before_rss < 5
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_a_thousand_batch_create_close_cycles_stay_flat():
+    for _ in range(20):
+        palaestra.make_vec("ALE/Pong-v5", 2).close()
+    before_threads, before_rss = threads(), rss_mib()
+    for _ in range(1000):
+        envs = palaestra.make_vec("ALE/Pong-v5", 2)
+        envs.reset(seed=0)
+        envs.step(np.zeros(2, dtype=np.int64))
+        envs.close()
+
+    assert threads() == before_threads
+    assert rss_mib() - before_rss < 10
