@@ -27,7 +27,7 @@ from __future__ import annotations
 
 __all__ = ["COMPILE_AFTER_SECONDS", "COMPILE_AFTER_STEPS", "PromotionClock", "mark_promoted"]
 
-COMPILE_AFTER_SECONDS = 1.0
+COMPILE_AFTER_SECONDS = 0.5
 """Seconds of stepping (the env's own) after which an ``"auto"`` env moves to numba.
 
 About the pause the move costs with a warm cache: a run that has lasted this long is likely

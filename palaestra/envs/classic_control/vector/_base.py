@@ -55,9 +55,59 @@ class ClassicControlVectorEnv(NativeVectorEnv):
     steps_with_parameter_columns = False
 
     def __init__(self, *args: Any, **kwargs: Any):
+        self._compiled_restart: Callable[[np.ndarray], None] | None = None
         super().__init__(*args, **kwargs)
         self._canvas: Canvas | None = None
         self._derive_parameters()
+
+    def uniform_initial_bounds(self) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        """Return ``(lows, highs)`` if an autoreset's initial state is uniform draws (a hook).
+
+        Component ``c < len(lows)`` of an initial state is then ``Generator.uniform(lows[c],
+        highs[c])`` drawn in order from the row's stream, and the other components are 0; the
+        compiled path restarts such rows in one call
+        (:func:`~palaestra.vector.native.compiled.compiled_restart_uniform`) instead of
+        drawing and writing them in several. ``None`` (the default): draw with
+        :meth:`draw_initial_states`.
+        """
+        return None
+
+    def _install_compiled_advance(self, advance: Any = None) -> None:
+        super()._install_compiled_advance(advance)
+        bounds = self.uniform_initial_bounds()
+        self._compiled_restart = None if bounds is None else self._restarter(*bounds)
+
+    def _restarter(
+        self, lows: tuple[float, ...], highs: tuple[float, ...]
+    ) -> Callable[[np.ndarray], None]:
+        from palaestra.vector.native.compiled import compiled_restart_uniform
+
+        low_column = np.array(lows, dtype=np.float64)
+        # high - low per component, as Generator.uniform subtracts its Python-float bounds.
+        spans = np.array(highs, dtype=np.float64) - low_column
+        streams = self.generators
+
+        def restart(indices: np.ndarray) -> None:
+            compiled_restart_uniform(
+                streams._high,
+                streams._low,
+                streams._inc_high,
+                streams._inc_low,
+                indices,
+                low_column,
+                spans,
+                self.state,
+                self.elapsed_steps,
+                self._ended,
+            )
+
+        return restart
+
+    def _autoreset(self, indices: np.ndarray) -> None:
+        if self._compiled_restart is None:
+            super()._autoreset(indices)
+        else:
+            self._compiled_restart(indices)
 
     @classmethod
     def parameter_names(cls) -> frozenset[str]:
