@@ -187,7 +187,7 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         return cartpole_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
 
     def uniform_initial_bounds(self) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
-        """Every component uniform in ``[-reset_bound, reset_bound)`` (per-env seeding only)."""
+        """Return ``[-reset_bound, reset_bound)`` for every component (per-env seeding only)."""
         if self.seeding == "batch":
             return None
         bound = self.params.reset_bound

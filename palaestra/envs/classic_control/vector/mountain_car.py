@@ -43,7 +43,7 @@ class MountainCarVectorBase(ClassicControlVectorEnv):
         return mountain_car_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
 
     def uniform_initial_bounds(self) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
-        """A position uniform in ``[reset_low, reset_high)``, the velocity 0."""
+        """Return the bounds of a position uniform in ``[reset_low, reset_high)`` (speed 0)."""
         if self.reads_fresh_rows:
             return None
         return (self.params.reset_low,), (self.params.reset_high,)
