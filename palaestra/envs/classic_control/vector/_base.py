@@ -55,7 +55,8 @@ class ClassicControlVectorEnv(NativeVectorEnv):
     steps_with_parameter_columns = False
 
     def __init__(self, *args: Any, **kwargs: Any):
-        self._compiled_restart: Callable[[np.ndarray], None] | None = None
+        # With a compiled path: the one-call autoreset's kernel and bounds (see below).
+        self._compiled_restart: tuple[Any, np.ndarray, np.ndarray] | None = None
         super().__init__(*args, **kwargs)
         self._canvas: Canvas | None = None
         self._derive_parameters()
@@ -74,40 +75,34 @@ class ClassicControlVectorEnv(NativeVectorEnv):
 
     def _install_compiled_advance(self, advance: Any = None) -> None:
         super()._install_compiled_advance(advance)
+        self._compiled_restart = None
         bounds = self.uniform_initial_bounds()
-        self._compiled_restart = None if bounds is None else self._restarter(*bounds)
+        if bounds is not None:
+            from palaestra.vector.native.compiled import compiled_restart_uniform
 
-    def _restarter(
-        self, lows: tuple[float, ...], highs: tuple[float, ...]
-    ) -> Callable[[np.ndarray], None]:
-        from palaestra.vector.native.compiled import compiled_restart_uniform
-
-        low_column = np.array(lows, dtype=np.float64)
-        # high - low per component, as Generator.uniform subtracts its Python-float bounds.
-        spans = np.array(highs, dtype=np.float64) - low_column
-        streams = self.generators
-
-        def restart(indices: np.ndarray) -> None:
-            compiled_restart_uniform(
-                streams._high,
-                streams._low,
-                streams._inc_high,
-                streams._inc_low,
-                indices,
-                low_column,
-                spans,
-                self.state,
-                self.elapsed_steps,
-                self._ended,
-            )
-
-        return restart
+            lows = np.array(bounds[0], dtype=np.float64)
+            # high - low per component, as Generator.uniform subtracts its Python-float bounds.
+            spans = np.array(bounds[1], dtype=np.float64) - lows
+            self._compiled_restart = (compiled_restart_uniform, lows, spans)
 
     def _autoreset(self, indices: np.ndarray) -> None:
         if self._compiled_restart is None:
             super()._autoreset(indices)
-        else:
-            self._compiled_restart(indices)
+            return
+        restart, lows, spans = self._compiled_restart
+        streams = self.generators
+        restart(
+            streams._high,
+            streams._low,
+            streams._inc_high,
+            streams._inc_low,
+            indices,
+            lows,
+            spans,
+            self.state,
+            self.elapsed_steps,
+            self._ended,
+        )
 
     @classmethod
     def parameter_names(cls) -> frozenset[str]:
