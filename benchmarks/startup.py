@@ -9,7 +9,7 @@ the medians are compared; one run prints every goal of the start-up work:
   ``CartPoleVectorEnv`` for CartPole, a ``SyncVectorEnv`` for the others): end-to-end speedup
   >= 1.0, peak RSS ratio <= 1.5, and palaestra's first ``make_vec`` <= 0.1 s;
 - ``long``: the same script with 200,000 steps of CartPole at N=1024 (default accelerator:
-  it starts on numpy and moves to numba after 4,096 steps and a second): the speedup of its
+  it starts on numpy and moves to numba after 4,096 steps and 0.5 s of stepping): the speedup of its
   compiled steps (the last half of the run) >= 1.8 against Gymnasium's native CartPole, and
   end to end (palaestra forced onto numba from the start is timed beside them, for
   reference);
@@ -266,6 +266,7 @@ def main() -> None:
     parser.add_argument("--sizes", default=",".join(map(str, SHORT_SIZES)))
     parser.add_argument("--numpy-sizes", default=",".join(map(str, NUMPY_SIZES)))
     parser.add_argument("--skip-long", action="store_true")
+    parser.add_argument("--skip-numpy", action="store_true")
     options = parser.parse_args()
 
     compileall.compile_dir(ROOT / "palaestra", quiet=1)
@@ -297,10 +298,12 @@ def main() -> None:
             "long",
             results,
         )
-    numpy_lines = [
-        measure_numpy_path(num_envs, results)
-        for num_envs in map(int, options.numpy_sizes.split(","))
-    ]
+    numpy_lines = []
+    if not options.skip_numpy:
+        numpy_lines = [
+            measure_numpy_path(num_envs, results)
+            for num_envs in map(int, options.numpy_sizes.split(","))
+        ]
 
     goal(
         "import speedup",
@@ -335,20 +338,23 @@ def main() -> None:
         results,
     )
     if long_line is not None:
+        # CPU time too: on a shared machine others' load inflates wall time the most.
         for name, key in (
             ("compiled (second half)", "speedup_second_half"),
             ("end to end", "speedup_wall"),
+            ("end to end, CPU time", "speedup_cpu"),
         ):
             speedup = long_line[key]
             goal(f"long run speedup, {name}", speedup, ">= 1.8", speedup >= 1.8, results)
-    worst_numpy = min(numpy_lines, key=lambda line: line["speedup_cpu"])
-    goal(
-        f"numpy path speedup (worst: N={worst_numpy['num_envs']})",
-        worst_numpy["speedup_cpu"],
-        ">= 1.0",
-        worst_numpy["speedup_cpu"] >= 1.0,
-        results,
-    )
+    if numpy_lines:
+        worst_numpy = min(numpy_lines, key=lambda line: line["speedup_cpu"])
+        goal(
+            f"numpy path speedup (worst: N={worst_numpy['num_envs']})",
+            worst_numpy["speedup_cpu"],
+            ">= 1.0",
+            worst_numpy["speedup_cpu"] >= 1.0,
+            results,
+        )
     if options.results is not None:
         with options.results.open("a") as file:
             for line in results:

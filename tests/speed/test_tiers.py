@@ -61,6 +61,33 @@ def test_a_large_batch_moves_its_array_streams_where_they_are(autoreset_mode):
     assert_same_trajectory(expected, actual)
 
 
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "MountainCar-v0"])
+def test_after_a_move_next_step_autoresets_draw_the_numpy_paths_initial_states(env_id):
+    # Episodes of 7 steps: after the move the compiled path restarts the rows that ended in
+    # one call (compiled_restart_uniform, NEXT_STEP's autoreset), from the streams where the
+    # numpy path left them.
+    actions = random_actions(env_id, 40, 60)
+    short = {"max_episode_steps": 7}
+    expected = record(make_native(env_id, 40, "NextStep", accelerator="numpy", **short), actions)
+    envs = make_native(env_id, 40, "NextStep", accelerator="numpy", **short)
+    actual = record(envs, moving_at(envs, actions, 11))
+    assert envs.unwrapped._compiled_restart is not None
+    assert_same_trajectory(expected, actual)
+
+
+def test_a_batch_seeded_as_gymnasiums_restarts_with_its_own_draws_after_a_move():
+    # seeding="batch" draws from one generator: the per-row compiled restart does not apply.
+    actions = random_actions("CartPole-v1", 6, 80)
+    batch = {"seeding": "batch", "max_episode_steps": 9}
+    expected = record(
+        make_native("CartPole-v1", 6, "NextStep", accelerator="numpy", **batch), actions
+    )
+    envs = make_native("CartPole-v1", 6, "NextStep", accelerator="numpy", **batch)
+    actual = record(envs, moving_at(envs, actions, 5))
+    assert envs.unwrapped._compiled_restart is None
+    assert_same_trajectory(expected, actual)
+
+
 def test_auto_moves_by_itself_once_it_has_taken_compile_after_steps(monkeypatch):
     monkeypatch.setattr(CartPoleVectorEnv, "compile_after_seconds", 0.0)
     monkeypatch.setattr(CartPoleVectorEnv, "compile_after_steps", 48)

@@ -140,9 +140,15 @@ def specs_named(ns: str | None, name: str) -> list[EnvSpec]:
 
 def _check_versioning_is_consistent(new_spec: EnvSpec) -> None:
     """Refuse mixing versioned and unversioned ids of one name (``make("Name")`` is ambiguous)."""
-    same_name = specs_named(new_spec.namespace, new_spec.name)
-    unversioned = next((s for s in same_name if s.version is None), None)
-    versioned = [s for s in same_name if s.version is not None]
+    if new_spec.version is not None:
+        # An unversioned spec of the name sits under its one id: a lookup, not a scan of
+        # the registry (import palaestra registers hundreds of versioned ids).
+        unversioned = registry.get(get_env_id(new_spec.namespace, new_spec.name, None))
+        versioned = []
+    else:
+        same_name = specs_named(new_spec.namespace, new_spec.name)
+        unversioned = next((s for s in same_name if s.version is None), None)
+        versioned = [s for s in same_name if s.version is not None]
     if new_spec.version is not None and unversioned is not None:
         raise error.RegistrationError(
             f"Can't register the versioned environment `{new_spec.id}` when the unversioned "

@@ -469,6 +469,14 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             return self.publish(self._observations), self.finish_infos(infos)
         return self._observations, infos
 
+    def _autoreset(self, indices: np.ndarray) -> None:
+        """Give the rows at ``indices`` fresh initial states, as a step's autoreset does.
+
+        A hook: a compiled path may draw the states and write them in one call.
+        """
+        initial = self.draw_initial_states(self.generators.rows(indices), len(indices), None)
+        self._restart(indices, initial)
+
     def _restart(self, indices: np.ndarray, initial: Any) -> None:
         self.state[indices] = initial  # type: ignore[index]
         if self.reads_fresh_rows:
@@ -561,10 +569,7 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             self._has_fresh = False
         truncations, ended, ended_rows = self._close_step(rewards, terminations, restarting)
         if restarting is not None:
-            initial = self.draw_initial_states(
-                self.generators.rows(restarting), len(restarting), None
-            )
-            self._restart(restarting, initial)
+            self._autoreset(restarting)
             if self.gives_infos:
                 reset_info = self.reset_infos(restarting)
                 restart_rows_info(infos, reset_info, restarting, self.num_envs)

@@ -17,9 +17,9 @@ code calls are registered with :func:`register_jitable`, which compiles them thr
 pipeline.
 
 :func:`as_named_tuple` turns a frozen parameter dataclass into a named tuple numba reads, its
-string fields :class:`Choice` values compared at compile time. :func:`compiled_draw_doubles`
-and :func:`compiled_close_step` are the compiled twins of the batched PCG64 draws and the
-per-step bookkeeping.
+string fields :class:`Choice` values compared at compile time. :func:`compiled_draw_doubles`,
+:func:`compiled_restart_uniform` and :func:`compiled_close_step` are the compiled twins of the
+batched PCG64 draws, an autoreset on uniform initial states and the per-step bookkeeping.
 
 Importing this module needs numba (the ``fast`` extra).
 
@@ -69,6 +69,7 @@ __all__ = [
     "Choice",
     "as_named_tuple",
     "compiled_draw_doubles",
+    "compiled_restart_uniform",
     "compiled_close_step",
 ]
 
@@ -528,6 +529,40 @@ def compiled_draw_doubles(
             state_high, state_low = _step(state_high, state_low, inc_high[row], inc_low[row])
             out[j, column] = (_output(state_high, state_low) >> np.uint64(11)) * _UNIT
         high[row], low[row] = state_high, state_low
+
+
+@numba.njit(cache=True)
+def compiled_restart_uniform(
+    high: np.ndarray,
+    low: np.ndarray,
+    inc_high: np.ndarray,
+    inc_low: np.ndarray,
+    rows: np.ndarray,
+    lows: np.ndarray,
+    spans: np.ndarray,
+    states: np.ndarray,
+    elapsed: np.ndarray,
+    ended: np.ndarray,
+) -> None:
+    """Restart ``rows`` on uniform initial states drawn from their own streams, in one pass.
+
+    Row ``r``'s component ``c < len(lows)`` becomes ``lows[c] + spans[c] * u`` for the next
+    double ``u`` of stream ``r`` (``Generator.uniform``'s formula, ``spans = highs - lows``),
+    its other components 0; its step count becomes 0 and its ended flag False. The same
+    values, bit for bit, as drawing with :func:`compiled_draw_doubles` and writing them.
+    """
+    for j in range(rows.shape[0]):
+        row = rows[j]
+        state_high, state_low = high[row], low[row]
+        for column in range(lows.shape[0]):
+            state_high, state_low = _step(state_high, state_low, inc_high[row], inc_low[row])
+            unit = (_output(state_high, state_low) >> np.uint64(11)) * _UNIT
+            states[row, column] = lows[column] + spans[column] * unit
+        for column in range(lows.shape[0], states.shape[1]):
+            states[row, column] = 0.0
+        high[row], low[row] = state_high, state_low
+        elapsed[row] = 0
+        ended[row] = False
 
 
 @numba.njit(cache=True)

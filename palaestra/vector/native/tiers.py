@@ -9,10 +9,10 @@ steps, not the time between them) it moves to numba between two steps, each sub-
 state and random stream carried over as they are. Both paths give the same bits, so the
 results never depend on when (or whether) the move happens.
 
-The move loads the kernels in the stepping thread. Loading them in a background thread was
-measured to cost more: the two threads share the GIL, so the load takes two to four times as
-long and the steps meanwhile run at a third of their speed, more time lost in all than the
-pause of a load in place.
+The move loads numba in the stepping thread. Loading it in a background thread was measured
+to gain nothing: the load is mostly Python (imports, numba's registries) and the two threads
+share the GIL, so the load takes two to four times as long and the steps meanwhile run at a
+third of their speed, as much time lost in all as the pause of a load in place.
 
 Once one env of a process has moved, later envs move at their first step (numba is already
 paid for; their kernels cost a load each, nothing when they share the first one's).
@@ -27,12 +27,12 @@ from __future__ import annotations
 
 __all__ = ["COMPILE_AFTER_SECONDS", "COMPILE_AFTER_STEPS", "PromotionClock", "mark_promoted"]
 
-COMPILE_AFTER_SECONDS = 1.0
+COMPILE_AFTER_SECONDS = 0.5
 """Seconds of stepping (the env's own) after which an ``"auto"`` env moves to numba.
 
-About the pause the move costs with a warm cache: a run that has lasted this long is likely
-to last as long again (and then the move has paid), while a short script (thousands of steps
-of a cheap env) never pays for numba."""
+About the pause the move costs with a warm cache (0.5-0.8 s of CPU: numba's import and
+start-up): a run that has lasted this long is likely to last as long again (and then the move
+has paid), while a short script (thousands of steps of a cheap env) never pays for numba."""
 
 COMPILE_AFTER_STEPS = 4096
 """Steps an ``"auto"`` env takes on numpy before it may move (whatever the time they took).

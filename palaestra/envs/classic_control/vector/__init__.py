@@ -11,13 +11,7 @@ Example:
     'CartPoleVectorEnv'
 """
 
-from palaestra.envs.classic_control.vector.acrobot import AcrobotVectorEnv
-from palaestra.envs.classic_control.vector.cartpole import CartPoleVectorEnv
-from palaestra.envs.classic_control.vector.continuous_mountain_car import (
-    Continuous_MountainCarVectorEnv,
-)
-from palaestra.envs.classic_control.vector.mountain_car import MountainCarVectorEnv
-from palaestra.envs.classic_control.vector.pendulum import PendulumVectorEnv
+from palaestra._lazy import lazy_attributes
 
 __all__ = [
     "CartPoleVectorEnv",
@@ -26,3 +20,15 @@ __all__ = [
     "PendulumVectorEnv",
     "AcrobotVectorEnv",
 ]
+
+# Each batched env is imported when first named (``make_vec`` names one).
+__getattr__, __dir__ = lazy_attributes(
+    __name__,
+    {
+        "CartPoleVectorEnv": "cartpole",
+        "MountainCarVectorEnv": "mountain_car",
+        "Continuous_MountainCarVectorEnv": "continuous_mountain_car",
+        "PendulumVectorEnv": "pendulum",
+        "AcrobotVectorEnv": "acrobot",
+    },
+)

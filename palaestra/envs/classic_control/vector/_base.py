@@ -55,9 +55,54 @@ class ClassicControlVectorEnv(NativeVectorEnv):
     steps_with_parameter_columns = False
 
     def __init__(self, *args: Any, **kwargs: Any):
+        # With a compiled path: the one-call autoreset's kernel and bounds (see below).
+        self._compiled_restart: tuple[Any, np.ndarray, np.ndarray] | None = None
         super().__init__(*args, **kwargs)
         self._canvas: Canvas | None = None
         self._derive_parameters()
+
+    def uniform_initial_bounds(self) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        """Return ``(lows, highs)`` if an autoreset's initial state is uniform draws (a hook).
+
+        Component ``c < len(lows)`` of an initial state is then ``Generator.uniform(lows[c],
+        highs[c])`` drawn in order from the row's stream, and the other components are 0; the
+        compiled path restarts such rows in one call
+        (:func:`~palaestra.vector.native.compiled.compiled_restart_uniform`) instead of
+        drawing and writing them in several. ``None`` (the default): draw with
+        :meth:`draw_initial_states`.
+        """
+        return None
+
+    def _install_compiled_advance(self, advance: Any = None) -> None:
+        super()._install_compiled_advance(advance)
+        self._compiled_restart = None
+        bounds = self.uniform_initial_bounds()
+        if bounds is not None:
+            from palaestra.vector.native.compiled import compiled_restart_uniform
+
+            lows = np.array(bounds[0], dtype=np.float64)
+            # high - low per component, as Generator.uniform subtracts its Python-float bounds.
+            spans = np.array(bounds[1], dtype=np.float64) - lows
+            self._compiled_restart = (compiled_restart_uniform, lows, spans)
+
+    def _autoreset(self, indices: np.ndarray) -> None:
+        if self._compiled_restart is None:
+            super()._autoreset(indices)
+            return
+        restart, lows, spans = self._compiled_restart
+        streams = self.generators
+        restart(
+            streams._high,
+            streams._low,
+            streams._inc_high,
+            streams._inc_low,
+            indices,
+            lows,
+            spans,
+            self.state,
+            self.elapsed_steps,
+            self._ended,
+        )
 
     @classmethod
     def parameter_names(cls) -> frozenset[str]:

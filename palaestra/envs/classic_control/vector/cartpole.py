@@ -186,6 +186,13 @@ class CartPoleVectorEnv(ClassicControlVectorEnv):
         low, high = maybe_parse_reset_bounds(options, -bound, bound)
         return cartpole_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
 
+    def uniform_initial_bounds(self) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        """Return ``[-reset_bound, reset_bound)`` for every component (per-env seeding only)."""
+        if self.seeding == "batch":
+            return None
+        bound = self.params.reset_bound
+        return (-bound,) * 4, (bound,) * 4
+
     def observe(self, states: np.ndarray) -> np.ndarray:
         """Return the states as float32."""
         return states.astype(np.float32)

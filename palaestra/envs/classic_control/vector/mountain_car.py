@@ -42,6 +42,12 @@ class MountainCarVectorBase(ClassicControlVectorEnv):
         low, high = maybe_parse_reset_bounds(options, self.params.reset_low, self.params.reset_high)
         return mountain_car_initial_state(rows, low, high, batch_size=count)  # type: ignore[arg-type]
 
+    def uniform_initial_bounds(self) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        """Return the bounds of a position uniform in ``[reset_low, reset_high)`` (speed 0)."""
+        if self.reads_fresh_rows:
+            return None
+        return (self.params.reset_low,), (self.params.reset_high,)
+
     def observe(self, states: np.ndarray) -> np.ndarray:
         """Return the states as float32."""
         return states.astype(np.float32)
