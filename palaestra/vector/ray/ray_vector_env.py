@@ -98,9 +98,13 @@ class _Group:
 
 @dataclass
 class _Failure:
+    """An actor that died, hung or raised an exception that stopped it."""
+
     group: _Group
     what: str
     report: ErrorReport | None = None
+    # For a failed restart: the error it raised, raised as is once the budget is spent.
+    error: BaseException | None = None
 
 
 @dataclass
@@ -456,7 +460,14 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             self._in_flight_command.pop(index, None)
         return replies
 
-    def _resolve(self, command: str, data: dict[int, Any], replies: dict[int, Any]) -> _Round:
+    def _resolve(
+        self, command: str | dict[int, str], data: dict[int, Any], replies: dict[int, Any]
+    ) -> _Round:
+        """Sort replies into results; restart failed actors (or raise); raise argument errors.
+
+        ``command`` is what every group was sent, or each group's, by index: a restarted
+        group's result is what its replacement gives for that command.
+        """
         round_ = _Round()
         failures: list[_Failure] = []
         argument_errors: list[tuple[_Group, ErrorReport]] = []
@@ -479,11 +490,18 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 self._kill(failure.group)
             raise self._exception(min(failures, key=lambda f: f.group.index))
         for failure in failures:
-            self._restart(failure)
-            round_.restarted[failure.group.index] = _reason(failure, short=True)
-            round_.results[failure.group.index] = self._after_restart(
-                command, failure.group, data.get(failure.group.index), round_
+            group = failure.group
+            round_.results[group.index] = self._restart(
+                failure,
+                functools.partial(
+                    self._after_restart,
+                    command if isinstance(command, str) else command[group.index],
+                    group,
+                    data.get(group.index),
+                    round_,
+                ),
             )
+            round_.restarted[group.index] = _reason(failure, short=True)
         if argument_errors:
             group, report = min(argument_errors, key=lambda item: item[0].index)
             raise self._exception(_Failure(group, "raised an exception", report))
@@ -491,6 +509,8 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
 
     def _exception(self, failure: _Failure, exhausted: bool = False) -> BaseException:
         group = failure.group
+        if failure.error is not None:
+            return failure.error
         return group_failure_error(
             "RayVectorEnv",
             "Ray actor",
@@ -503,11 +523,24 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
 
     # Restarts ------------------------------------------------------------------------------
 
-    def _restart(self, failure: _Failure) -> None:
+    def _restart(self, failure: _Failure, then: Callable[[], Any]) -> Any:
+        """Replace a failed actor and run ``then`` on it, within the restart budget.
+
+        A replacement that fails to start, or whose ``then`` (the reset or call its
+        predecessor failed) fails, counts as one more restart, as in the pool.
+
+        Returns:
+            What ``then`` returned.
+
+        Raises:
+            Exception: once the budget is spent, the last failure (a failed reset's own
+                exception, with the sub-env's type and index).
+        """
         group = failure.group
         while True:
             if not self._budget.allow(group.index, group.env_indices, _reason(failure)):
                 self._lost[group.index] = failure.what
+                self._kill(group)
                 raise self._exception(failure, exhausted=True)
             self._kill(group)
             replies = self._gather({group.index: self._spawn(group)}, timeout=self.start_timeout)
@@ -521,14 +554,21 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 continue
             group.where = result[3]
             self._connect([group])
-            return
+            try:
+                return then()
+            except Exception as error:
+                what = f"failed to restart ({type(error).__name__}: {error})"
+                failure = _Failure(group, what, error=error)
 
     def _call_one(self, group: _Group, command: str, data: Any) -> Any:
-        """Run one command on a freshly restarted actor; a failure now is raised."""
+        """Run one command on a freshly restarted actor; a failure is raised (and counted).
+
+        Raises:
+            Exception: the sub-env's own exception, or a WorkerError for a dead or hung actor.
+        """
         replies = self._gather({group.index: self._submit(group, command, data)})
         reply = replies[group.index]
         if isinstance(reply, _Failure):
-            self._lost[group.index] = reply.what
             raise self._exception(reply)
         result, success = reply
         if not success:
@@ -603,17 +643,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         for group, result in zip(groups, results):
             _place_info(info, result[4], offset, total)
             offset += group.size
-        if round_.restarted:
-            mask = np.zeros(total, dtype=np.bool_)
-            reasons = np.full(total, None, dtype=object)
-            offset = 0
-            for group in groups:
-                if group.index in round_.restarted:
-                    mask[offset : offset + group.size] = True
-                    reasons[offset : offset + group.size] = round_.restarted[group.index]
-                offset += group.size
-            info["worker_restarted"], info["_worker_restarted"] = mask, mask.copy()
-            info["restart_reason"], info["_restart_reason"] = reasons, mask.copy()
+        _mark_restarts(info, groups, round_.restarted)
         return (
             join_batches(self.single_observation_space, [g.observations for g in groups]),
             np.concatenate([np.asarray(r[1], dtype=np.float64) for r in results]),
@@ -653,15 +683,8 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             if command != "reset" or index in round_.restarted:
                 continue
             self._autoreset_next.discard(index)
-            size = self._groups[index].size
             observations, info = round_.results[index]
-            round_.results[index] = (
-                observations,
-                np.zeros(size, dtype=np.float64),
-                np.zeros(size, dtype=np.bool_),
-                np.zeros(size, dtype=np.bool_),
-                info,
-            )
+            round_.results[index] = _reset_as_step(observations, info, self._groups[index].size)
 
     def _check_actions(self, actions: Any, count: int) -> None:
         values = actions if isinstance(actions, (dict, tuple)) else np.asarray(actions)
@@ -715,6 +738,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             group.observations = observations
             self._autoreset_next.discard(index)
             _place_info(info, group_info, group.start, self.num_envs)
+        _mark_restarts(info, self._groups, round_.restarted)
         observations = join_batches(
             self.single_observation_space, [g.observations for g in self._groups]
         )
@@ -756,6 +780,8 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             data = {"seed": seeds[group.start : group.stop], "options": None}
             self._in_flight[group.index] = self._submit(group, "reset", data)
             self._in_flight_command[group.index] = "reset_batch"
+            # A restarted group runs this reset again: its rows are its real reset.
+            self._sent_data[group.index] = data
         self._autoreset_next.clear()
         self._reset_once = True
 
@@ -829,26 +855,18 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             self._in_flight[index] = flying[index]
             self._in_flight_command[index] = commands.pop(index)
         replies = {i: replies[i] for i in chosen}
+        data = {i: self._sent_data.pop(i, None) for i in chosen}
+        # The user's resets restart as resets (run again); the rest follow the step's rules.
+        round_ = self._resolve(
+            {i: "reset" if commands[i] == "reset_batch" else "step" for i in chosen},
+            data,
+            replies,
+        )
+        self._finish_step(commands, round_)
         for index, command in commands.items():
             if command == "reset_batch":
-                commands[index] = "reset"
-                reply = replies[index]
-                if not isinstance(reply, _Failure) and reply[1]:
-                    observations, info = reply[0]
-                    size = self._groups[index].size
-                    replies[index] = (
-                        (
-                            observations,
-                            np.zeros(size),
-                            np.zeros(size, dtype=np.bool_),
-                            np.zeros(size, dtype=np.bool_),
-                            info,
-                        ),
-                        True,
-                    )
-                    commands[index] = "step"
-        data = {i: self._sent_data.pop(i, None) for i in chosen}
-        round_ = self._resolve_step(commands, data, replies)
+                observations, info = round_.results[index]
+                round_.results[index] = _reset_as_step(observations, info, self._groups[index].size)
         groups = sorted((self._groups[i] for i in chosen), key=lambda g: g.index)
         observations, rewards, terminations, truncations, info = self._step_batch(groups, round_)
         ids = np.concatenate([np.arange(g.start, g.stop) for g in groups])
@@ -921,6 +939,39 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             self._kill_all()
         finally:
             self._session.release()
+
+
+def _reset_as_step(observations: Any, info: dict[str, Any], size: int) -> tuple:
+    """Return a group's reset as a step result: its observations, no reward, no episode end."""
+    return (
+        observations,
+        np.zeros(size, dtype=np.float64),
+        np.zeros(size, dtype=np.bool_),
+        np.zeros(size, dtype=np.bool_),
+        info,
+    )
+
+
+def _mark_restarts(
+    info: dict[str, Any], groups: Sequence[_Group], restarted: dict[int, str]
+) -> None:
+    """Set ``worker_restarted``/``restart_reason`` for the rows of the restarted ``groups``.
+
+    The rows are those of ``groups`` in order; nothing is set when none was restarted.
+    """
+    if not restarted:
+        return
+    total = sum(group.size for group in groups)
+    mask = np.zeros(total, dtype=np.bool_)
+    reasons = np.full(total, None, dtype=object)
+    offset = 0
+    for group in groups:
+        if group.index in restarted:
+            mask[offset : offset + group.size] = True
+            reasons[offset : offset + group.size] = restarted[group.index]
+        offset += group.size
+    info["worker_restarted"], info["_worker_restarted"] = mask, mask.copy()
+    info["restart_reason"], info["_restart_reason"] = reasons, mask.copy()
 
 
 def _reason(failure: _Failure, short: bool = False) -> str:
