@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from palaestra.vector.pool._worker import group_call
+from palaestra.vector.groups import group_call
 from palaestra.vector.processes import answer, failure_report
 from palaestra.vector.ray._channel import serve
 
