@@ -130,3 +130,15 @@ def test_a_key_error_from_a_sub_env_reads_as_text_with_the_details_as_a_note(bui
     assert note.startswith("Raised in sub-environment 3")
     assert "Traceback (most recent call last):\n" in note
     envs.close()
+
+
+def test_recv_after_async_reset_gives_each_reset_row_reward_zero_and_no_episode_end():
+    envs = native_cartpole_pool()
+    envs.reset(seed=0)
+    envs.step(np.zeros(4, dtype=np.int64))  # every row now holds reward 1.0
+    envs.async_reset(seed=1)
+    for _ in range(2):
+        _, rewards, terminations, truncations, _ = envs.recv()
+        assert rewards.tolist() == [0.0, 0.0]
+        assert terminations.tolist() == truncations.tolist() == [False, False]
+    envs.close()
