@@ -317,6 +317,10 @@ class RayVectorEnv(GroupedVectorEnv):
                 return dict(zip(refs, values))
             except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
                 pass
+        if enough is None and all(isinstance(r, Pending) for r in refs.values()):
+            # Lockstep over channels: all replies are needed, so read them in turn, each
+            # socket bounded by what is left of the deadline (no poll set to build).
+            return {index: self._reply(index, reply, deadline) for index, reply in refs.items()}
         pending = dict(refs)
         replies: dict[int, Any] = {}
         needed = sum(self._groups[i].size for i in refs) if enough is None else enough
@@ -363,12 +367,19 @@ class RayVectorEnv(GroupedVectorEnv):
             if left <= 0:
                 return []
 
-    def _reply(self, index: int, item: Any) -> Any:
-        """Read one ready reply; a dead or silent actor becomes a :class:`Failure`."""
+    def _reply(self, index: int, item: Any, deadline: float | None = None) -> Any:
+        """Read one reply (by ``deadline``, else ready); a dead or silent actor is a Failure."""
         group = self._groups[index]
         if isinstance(item, Pending):
             try:
-                reply = item.take()
+                if deadline is not None and not item.received:
+                    item.connection.settimeout(max(1e-6, deadline - time.monotonic()))
+                    try:
+                        reply = item.take()
+                    finally:
+                        item.connection.settimeout(self.timeout)
+                else:
+                    reply = item.take()
             except TimeoutError:
                 self._kill(group)
                 return Failure(group, f"did not answer within {self.timeout} s (hung)")
