@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
+import os
 import warnings
 
 import numpy as np
 import pytest
 
+import palaestra
 from palaestra.error import ResetNeeded, WorkerError
 from palaestra.vector import AsyncVectorEnv, PoolVectorEnv, SyncVectorEnv
 from tests.vector.fault_env import FAULTS, FaultEnv, FaultError
@@ -57,7 +59,7 @@ def local_ray():
 @pytest.fixture
 def ray_for_ray_cases(request):
     """The module's Ray, for the Ray cases only."""
-    if "ray" in request.node.name:
+    if "ray" in request.node.name.split("[")[-1]:
         request.getfixturevalue("local_ray")
 
 
@@ -210,5 +212,93 @@ def test_ray_send_before_any_reset_raises_reset_needed_and_the_env_stays_usable(
         envs.send(np.zeros(2, dtype=np.int64), env_ids=np.array([0, 1]))
     assert_rows(envs.reset(seed=0), reference.reset(seed=0), slice(None))
     assert_rows(envs.step(ZEROS), reference.step(ZEROS), slice(None))
+    envs.close()
+    reference.close()
+
+
+# Restarts whose reset fails (pool and Ray alike) --------------------------------------------
+
+
+class ResetFailsWhileArmed(palaestra.Wrapper):
+    """CartPole whose ``reset`` raises once while file ``armed`` exists (then removes it)."""
+
+    def __init__(self, armed: str | None = None, always: bool = False):
+        super().__init__(palaestra.make("CartPole-v1"))
+        self.armed, self.always = armed, always
+
+    def reset(self, **kwargs):
+        if self.always:
+            raise ValueError("reset always fails")
+        if self.armed is not None and os.path.exists(self.armed):
+            os.unlink(self.armed)
+            raise ValueError("reset failed once")
+        return self.env.reset(**kwargs)
+
+
+def cartpole() -> palaestra.Env:
+    return palaestra.make("CartPole-v1")
+
+
+def build_restarting(mode: str, env_fns, **kwargs):
+    """A pool or Ray vector env of two groups, [0, 1] and [2, 3], restarting failed ones."""
+    if mode == "pool":
+        return PoolVectorEnv(env_fns, num_workers=2, restart_failed=True, **kwargs)
+    from palaestra.vector.ray import RayVectorEnv
+
+    return RayVectorEnv(env_fns, num_workers=2, restart_failed=True, **kwargs)
+
+
+RESTARTING = ["pool", "ray"]
+
+
+@pytest.mark.parametrize("mode", RESTARTING)
+def test_a_restarted_group_whose_reset_fails_again_counts_it_and_raises_the_sub_envs_error(mode):
+    always = functools.partial(ResetFailsWhileArmed, always=True)
+    envs = build_restarting(mode, [cartpole] * 3 + [always], max_restarts=2)
+    with pytest.warns(UserWarning) as caught, pytest.raises(ValueError) as raised:
+        envs.reset(seed=0)
+    restarts = [str(w.message) for w in caught if "restarting the worker" in str(w.message)]
+    assert [("restart 1 of" in m, "restart 2 of" in m) for m in restarts] == [
+        (True, False),
+        (False, True),
+    ]
+    assert str(raised.value).startswith("reset always fails")
+    assert raised.value.env_index == 3
+    with pytest.raises(WorkerError, match="no longer running"):
+        envs.step(ZEROS)
+    envs.close()
+
+
+@pytest.mark.parametrize("mode", RESTARTING)
+def test_a_group_restarted_during_reset_returns_its_real_reset_rows_as_sync_does(mode, tmp_path):
+    armed = tmp_path / "armed"
+    armed.touch()
+    once = functools.partial(ResetFailsWhileArmed, armed=str(armed))
+    envs = build_restarting(mode, [cartpole] * 3 + [once])
+    reference = SyncVectorEnv([cartpole] * 4)
+    with pytest.warns(UserWarning, match=r"sub-environment\(s\) \[2, 3\]"):
+        observations, infos = envs.reset(seed=0)
+    expected, _ = reference.reset(seed=0)
+    np.testing.assert_array_equal(observations, expected)
+    assert infos["worker_restarted"].tolist() == [False, False, True, True]
+    actions = np.array([0, 1, 1, 0])
+    assert_rows(envs.step(actions), reference.step(actions), slice(None))
+    envs.close()
+    reference.close()
+
+
+@pytest.mark.parametrize("mode", RESTARTING)
+def test_a_group_restarted_during_async_reset_returns_its_real_reset_rows(mode, tmp_path):
+    armed = tmp_path / "armed"
+    armed.touch()
+    once = functools.partial(ResetFailsWhileArmed, armed=str(armed))
+    envs = build_restarting(mode, [cartpole] * 3 + [once])
+    reference = SyncVectorEnv([cartpole] * 4)
+    envs.async_reset(seed=0)
+    with pytest.warns(UserWarning, match=r"sub-environment\(s\) \[2, 3\]"):
+        observations, *_, infos = envs.recv()
+    expected, _ = reference.reset(seed=0)
+    assert infos["env_id"].tolist() == [0, 1, 2, 3]
+    np.testing.assert_array_equal(observations, expected)
     envs.close()
     reference.close()

@@ -25,11 +25,11 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
+from palaestra.vector.groups import assemble, copy_batch, group_call, slice_batch, write_batch
 from palaestra.vector.pool._block import BlockLayout, SharedBlock
-from palaestra.vector.pool._layout import assemble, copy_batch, slice_batch, write_batch
 from palaestra.vector.processes import answer, failure_report, parent_alive
 
-__all__ = ["Command", "Status", "PoliteWait", "pool_worker", "group_call"]
+__all__ = ["Command", "PoliteWait", "PoolGroup", "Status", "pool_worker", "yield_core"]
 
 
 class Command:
@@ -55,7 +55,7 @@ class Status:
 # How often a waiting worker checks that its parent is still alive (seconds).
 _PARENT_CHECK_INTERVAL = 1.0
 # Gives the core to another runnable process, if any (a zero sleep where there is no call).
-_yield_core: Callable[[], Any] = getattr(os, "sched_yield", lambda: time.sleep(0))
+yield_core: Callable[[], Any] = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 def pool_worker(
@@ -106,7 +106,7 @@ def pool_worker(
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(0, {cpu})
         pipe.send(("ready", None))
-        group = _Group(envs, block, start, stop, pipe.recv, spaces)
+        group = PoolGroup(envs, block, start, stop, pipe.recv, spaces)
         waiter = PoliteWait(spin_s)
         while True:
             if not waiter.acquire(wake, _PARENT_CHECK_INTERVAL):
@@ -194,14 +194,14 @@ class PoliteWait:
         if self.polls():
             until = started + self.spin_s
             while not (acquired := semaphore.acquire(False)) and time.perf_counter() < until:
-                _yield_core()
+                yield_core()
         if not acquired and not semaphore.acquire(timeout=timeout):
             return False
         self.record(time.perf_counter() - started)
         return True
 
 
-class _Group:
+class PoolGroup:
     """A group of sub-environments (in a worker, or the parent's) and its view of the block.
 
     ``receive`` returns the data of a command that does not live in the block (the worker's
@@ -228,7 +228,7 @@ class _Group:
         self.observation_space = None if "observations" in self.arrays else observation_space
         self.action_space = None if "actions" in self.arrays else action_space
         # A group of single envs that can write its step straight into the block's rows
-        # (see _GroupSyncVectorEnv.step_into), with the rows' views made once.
+        # (see GroupSyncVectorEnv.step_into), with the rows' views made once.
         self.step_into = getattr(envs, "step_into", None)
         if not self.block_obs or self.observation_space is not None:
             self.step_into = None
@@ -282,66 +282,3 @@ class _Group:
         if info or piped is not None:
             return Status.HAS_REPLY, (piped, info)
         return Status.OK, None
-
-
-def group_call(envs: Any, name: str, args: tuple, kwargs: dict) -> tuple[Any, ...]:
-    """Run ``call`` on a group, whether it runs single envs or one natively batched env.
-
-    A natively batched env has no per-sub-env objects: an attribute (or a method's result)
-    that is a tuple or list with one item per sub-env is split; any other value is the
-    value of every sub-env. ``set_attr`` on it needs the same value for all its sub-envs.
-
-    Args:
-        envs: the group's vector env.
-        name: the attribute or method name; ``"_setattr"`` sets ``args = (name, values)``.
-        args: positional arguments of the method.
-        kwargs: keyword arguments of the method.
-
-    Returns:
-        One result per sub-env of the group.
-
-    Raises:
-        AttributeError: for a name the sub-envs do not have.
-        ValueError: for differing ``set_attr`` values on a natively batched group.
-
-    Example:
-        >>> import palaestra as gym
-        >>> envs = gym.make_vec("CartPole-v1", 2, vectorization_mode="vector_entry_point")
-        >>> group_call(envs, "gravity", (), {})
-        (9.8, 9.8)
-        >>> envs.close()
-    """
-    count = envs.num_envs
-    if name == "render":
-        frames = envs.render()
-        return (None,) * count if frames is None else tuple(frames)
-    has_call = hasattr(type(envs), "call") and callable(getattr(envs, "call", None))
-    if name == "_setattr":
-        attribute, values = args
-        if has_call:
-            envs.set_attr(attribute, list(values))
-            return (None,) * count
-        first = values[0]
-        if not all(value is first or _equal(value, first) for value in values):
-            raise ValueError(
-                f"set_attr({attribute!r}) got different values for the sub-environments of "
-                f"one natively batched worker group ({type(envs).__name__}), which shares "
-                "its attributes; set one value for all, or use single envs in the pool."
-            )
-        setattr(envs, attribute, first)
-        return (None,) * count
-    if has_call:
-        return tuple(envs.call(name, *args, **kwargs))
-    value = getattr(envs, name)
-    if callable(value):
-        value = value(*args, **kwargs)
-    if isinstance(value, (tuple, list)) and len(value) == count:
-        return tuple(value)
-    return (value,) * count
-
-
-def _equal(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:
-        return False

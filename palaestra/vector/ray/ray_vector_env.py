@@ -11,9 +11,12 @@ with their own type through the process layer's error transport, a dead or hung 
 :class:`~palaestra.vector.processes.RestartBudget`) and its episodes come back truncated with
 ``info["worker_restarted"]`` and ``info["restart_reason"]``.
 
-Commands reach an actor on the parent's own Ray node over a direct channel
-(:mod:`palaestra.vector.ray._channel`) and an actor elsewhere as Ray actor calls; the parent
-waits on both kinds in :meth:`RayVectorEnv._gather`.
+This module is the Ray transport under the group layer
+(:class:`~palaestra.vector.groups.GroupedVectorEnv`, which runs the vector API, ``send``/
+``recv``, draining and restarts for the pool and Ray alike). Commands reach an actor on the
+parent's own Ray node over a direct channel (:mod:`palaestra.vector.ray._channel`) and an
+actor elsewhere as Ray actor calls; the parent waits on both kinds in
+:meth:`RayVectorEnv._gather`.
 """
 
 from __future__ import annotations
@@ -24,32 +27,30 @@ import secrets
 import select
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from palaestra.error import DependencyNotInstalled
-from palaestra.vector._arguments import autoreset_mode_from, seeds_per_env, split_reset_mask
+from palaestra.vector._arguments import autoreset_mode_from
 from palaestra.vector.episodes import autoreset_mode as declared_autoreset_mode
-from palaestra.vector.episodes import disabled_step_error
-from palaestra.vector.pool._layout import join_batches, slice_batch
-from palaestra.vector.pool.pool_vector_env import (
-    _assert_usable,
-    _place_info,
-    _refuse_send_before_reset,
-    _sync_group,
-)
-from palaestra.vector.processes import (
-    ErrorReport,
-    RestartBudget,
-    group_failure_error,
+from palaestra.vector.groups import (
+    Failure,
+    Group,
+    GroupedVectorEnv,
+    Round,
+    group_bounds,
+    join_batches,
+    native_group,
+    place_info,
+    slice_batch,
+    sync_group,
 )
 from palaestra.vector.ray._actor import GroupHost
 from palaestra.vector.ray._channel import ChannelClosed, Pending, connect, send
 from palaestra.vector.ray._session import RaySession
-from palaestra.vector.utils import batch_space, iterate
-from palaestra.vector.vector_env import AutoresetMode, VectorEnv
+from palaestra.vector.utils import batch_space
+from palaestra.vector.vector_env import AutoresetMode
 
 __all__ = ["RayVectorEnv", "require_ray"]
 
@@ -72,46 +73,18 @@ def require_ray() -> Any:
     return ray
 
 
-def _native_group(vector_env_fn: Callable[[int], Any], size: int) -> Any:
-    return vector_env_fn(size)
-
-
-class _Group:
+class _ActorGroup(Group):
     """The parent's handle on one actor: its rows, its actor and its latest observations."""
 
     def __init__(self, index: int, start: int, stop: int):
-        self.index = index
-        self.start, self.stop = start, stop
+        super().__init__(index, start, stop)
         self.actor: Any = None
         self.where: tuple[Any, int] | None = None
         self.channel: Any = None  # the direct channel's socket, for an actor on our node
         self.observations: Any = None
 
-    @property
-    def size(self) -> int:
-        return self.stop - self.start
 
-    @property
-    def env_indices(self) -> list[int]:
-        return list(range(self.start, self.stop))
-
-
-@dataclass
-class _Failure:
-    group: _Group
-    what: str
-    report: ErrorReport | None = None
-
-
-@dataclass
-class _Round:
-    """Results of one command, per group index; failures already restarted or raised."""
-
-    results: dict[int, Any] = field(default_factory=dict)
-    restarted: dict[int, str] = field(default_factory=dict)
-
-
-class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
+class RayVectorEnv(GroupedVectorEnv):
     """Run groups of sub-environments in Ray actors, locally or across a Ray cluster.
 
     Args:
@@ -163,6 +136,8 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         >>> envs.close()  # doctest: +SKIP
     """
 
+    _unit = "Ray actor"
+
     def __init__(
         self,
         env_fns: Sequence[Callable[[], Any]] | None = None,
@@ -189,15 +164,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             )
         self.transport = transport
         self._ray = require_ray()
-        if (env_fns is None) == (vector_env_fn is None):
-            raise ValueError(
-                "RayVectorEnv needs exactly one of `env_fns` (one builder per sub-env) or "
-                "`vector_env_fn` (a builder of n batched sub-envs, with `num_envs`)."
-            )
-        count = len(env_fns) if env_fns is not None else num_envs
-        if count is None or int(count) < 1:
-            raise ValueError(f"RayVectorEnv needs at least one sub-environment, got {count}.")
-        self.num_envs = int(count)
+        self.num_envs = self._count_envs(env_fns, vector_env_fn, num_envs)
         workers = min(2, self.num_envs) if num_workers is None else num_workers
         if not 1 <= int(workers) <= self.num_envs:
             raise ValueError(
@@ -206,32 +173,27 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self.num_workers = int(workers)
         self.timeout = timeout
         self.start_timeout = start_timeout
-        self.restart_failed = restart_failed
-        self.max_restarts = max_restarts
-        self._budget = RestartBudget(max_restarts, "RayVectorEnv")
         self._env_fns, self._vector_env_fn = env_fns, vector_env_fn
         self._requested_mode = autoreset_mode_from(autoreset_mode)
-        bounds = np.linspace(0, self.num_envs, self.num_workers + 1).round().astype(int)
-        self._groups = [
-            _Group(i, int(bounds[i]), int(bounds[i + 1])) for i in range(self.num_workers)
+        groups = [
+            _ActorGroup(i, start, stop)
+            for i, (start, stop) in enumerate(group_bounds(self.num_envs, self.num_workers))
         ]
-        self.batch_size = self._check_batch_size(batch_size)
+        self._init_groups(groups, batch_size, restart_failed, max_restarts)
+        # Per group: the command in flight and what its reply comes through; the replies
+        # gathered but not collected yet.
+        self._pending: dict[int, tuple[str, Any]] = {}
+        self._replies: dict[int, Any] = {}
+        # Where the groups' step results land (see GroupedVectorEnv).
+        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
+        self._terminations = np.zeros(self.num_envs, dtype=np.bool_)
+        self._truncations = np.zeros(self.num_envs, dtype=np.bool_)
         self._session = RaySession(self._ray, address, dict(ray_init_kwargs or {}))
         options = {"num_cpus": num_cpus, "max_restarts": 0, **(actor_options or {})}
         self._node_id: str | None = None  # this process's Ray node: its actors get channels
         with contextlib.suppress(Exception):  # e.g. a Ray Client driver is on no node
             self._node_id = self._ray.get_runtime_context().get_node_id()
         self._actor_class = self._ray.remote(GroupHost).options(**options)
-        self._lost: dict[int, str] = {}
-        self._in_flight: dict[int, Any] = {}
-        self._in_flight_command: dict[int, str] = {}
-        self._autoreset_next: set[int] = set()
-        self._sent_data: dict[int, Any] = {}
-        # DISABLED: sub-envs truncated by a restart, which must be reset before stepping.
-        self._must_reset: set[int] = set()
-        self._last_ids: np.ndarray | None = None
-        # Whether reset() or async_reset() was called: send() steps, which needs episodes.
-        self._reset_once = False
         try:
             descriptions = self._start_all()
             self._adopt(descriptions)
@@ -243,25 +205,12 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
 
     # Construction ----------------------------------------------------------------------------
 
-    def _check_batch_size(self, batch_size: int | None) -> int:
-        if batch_size is None:
-            return self.num_envs
-        sizes = {group.size for group in self._groups}
-        if not 1 <= batch_size <= self.num_envs or len(sizes) != 1 or batch_size % sizes.pop():
-            raise ValueError(
-                f"batch_size={batch_size} must be a multiple of the group size in "
-                f"[1, {self.num_envs}]; the groups hold {[g.size for g in self._groups]} "
-                "sub-envs. Pick num_workers dividing num_envs and a batch_size that is a "
-                "multiple of num_envs/num_workers."
-            )
-        return batch_size
-
-    def _spawn(self, group: _Group) -> Any:
+    def _spawn(self, group: _ActorGroup) -> Any:
         if self._env_fns is not None:
             fns = list(self._env_fns[group.start : group.stop])
-            make = functools.partial(_sync_group, fns, self._requested_mode)
+            make = functools.partial(sync_group, fns, self._requested_mode)
         else:
-            make = functools.partial(_native_group, self._vector_env_fn, group.size)
+            make = functools.partial(native_group, self._vector_env_fn, group.size)
         self._session.api()
         group.actor = self._actor_class.remote(make, group.start)
         return group.actor.build.remote()
@@ -272,17 +221,17 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         descriptions = []
         for group in self._groups:
             reply = replies[group.index]
-            if isinstance(reply, _Failure):
+            if isinstance(reply, Failure):
                 raise self._exception(reply)
             result, success = reply
             if not success:
-                raise self._exception(_Failure(group, "failed to build", result))
+                raise self._exception(Failure(group, "failed to build", result))
             descriptions.append(result)
             group.where = result[3]
         self._connect(self._groups)
         return descriptions
 
-    def _connect(self, groups: Sequence[_Group]) -> None:
+    def _connect(self, groups: Sequence[_ActorGroup]) -> None:
         """Open a direct channel to each actor of ``groups`` on this node (``"auto"``).
 
         An actor whose channel cannot be opened keeps being called through Ray.
@@ -298,17 +247,19 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 path = ray.get(refs[group.index], timeout=self.start_timeout)
                 group.channel = connect(path, tokens[group.index], self.timeout)
 
-    def _submit(self, group: _Group, command: str, data: Any) -> Any:
-        """Send one command to a group's actor; return what :meth:`_gather` waits on."""
+    def _submit(self, group: _ActorGroup, command: str, data: Any) -> None:
+        """Send one command to a group's actor; :meth:`_wait` waits for its reply."""
         if group.channel is None:
             self._session.api()
-            return group.actor.run.remote(command, data)
-        pending = Pending(group.channel)
-        try:
-            send(group.channel, (command, data))
-        except OSError as error:  # the actor is gone: the reply is this error
-            pending.reply, pending.received = error, True
-        return pending
+            handle: Any = group.actor.run.remote(command, data)
+        else:
+            handle = Pending(group.channel)
+            try:
+                send(group.channel, (command, data))
+            except OSError as error:  # the actor is gone: the reply is this error
+                handle.reply, handle.received = error, True
+        self._pending[group.index] = (command, handle)
+        self._in_flight.add(group.index)
 
     def _adopt(self, descriptions: list[Any]) -> None:
         (observation_space, action_space), metadata, render_mode, _ = descriptions[0]
@@ -325,6 +276,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self.action_space = batch_space(action_space, self.num_envs)
         self.metadata = metadata
         self.autoreset_mode = declared_autoreset_mode(self, default=self._requested_mode)
+        self._track_ended()
         self.render_mode = render_mode
 
     @property
@@ -349,7 +301,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 starting).
 
         Returns:
-            Group index to the reply ``(result, success)``, or a :class:`_Failure` for an
+            Group index to the reply ``(result, success)``, or a :class:`Failure` for an
             actor that died or did not answer in time.
 
         Raises:
@@ -365,16 +317,20 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 return dict(zip(refs, values))
             except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
                 pass
+        if enough is None and all(isinstance(r, Pending) for r in refs.values()):
+            # Lockstep over channels: all replies are needed, so read them in turn, each
+            # socket bounded by what is left of the deadline (no poll set to build).
+            return {index: self._reply(index, reply, deadline) for index, reply in refs.items()}
         pending = dict(refs)
         replies: dict[int, Any] = {}
         needed = sum(self._groups[i].size for i in refs) if enough is None else enough
         counted = 0
         while pending and counted < needed:
-            ready = self._ready(pending, deadline)
+            ready = self._readable(pending, deadline)
             if not ready:
                 for index in pending:
                     group = self._groups[index]
-                    replies[index] = _Failure(group, f"did not answer within {timeout} s (hung)")
+                    replies[index] = Failure(group, f"did not answer within {timeout} s (hung)")
                     self._kill(group)
                 return replies
             for index in ready:
@@ -382,7 +338,7 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 counted += self._groups[index].size
         return replies
 
-    def _ready(self, pending: dict[int, Any], deadline: float) -> list[int]:
+    def _readable(self, pending: dict[int, Any], deadline: float) -> list[int]:
         """Wait until some of ``pending`` can be read; return their indices (none: timed out)."""
         channels = {i: p for i, p in pending.items() if isinstance(p, Pending)}
         refs = {i: r for i, r in pending.items() if not isinstance(r, Pending)}
@@ -411,169 +367,143 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             if left <= 0:
                 return []
 
-    def _reply(self, index: int, item: Any) -> Any:
-        """Read one ready reply; a dead or silent actor becomes a :class:`_Failure`."""
+    def _reply(self, index: int, item: Any, deadline: float | None = None) -> Any:
+        """Read one reply (by ``deadline``, else ready); a dead or silent actor is a Failure."""
         group = self._groups[index]
         if isinstance(item, Pending):
             try:
-                reply = item.take()
+                if deadline is not None and not item.received:
+                    item.connection.settimeout(max(1e-6, deadline - time.monotonic()))
+                    try:
+                        reply = item.take()
+                    finally:
+                        item.connection.settimeout(self.timeout)
+                else:
+                    reply = item.take()
             except TimeoutError:
                 self._kill(group)
-                return _Failure(group, f"did not answer within {self.timeout} s (hung)")
+                return Failure(group, f"did not answer within {self.timeout} s (hung)")
             except (ChannelClosed, OSError) as error:
-                return _Failure(group, f"died ({_first_line(error)})")
+                return Failure(group, f"died ({_first_line(error)})")
             if isinstance(reply, OSError):  # the command could not be sent
-                return _Failure(group, f"died ({_first_line(reply)})")
+                return Failure(group, f"died ({_first_line(reply)})")
             return reply
         ray = self._session.api()
         try:
             return ray.get(item)
         except ray.exceptions.RayActorError as error:
-            return _Failure(group, f"died ({_first_line(error)})")
+            return Failure(group, f"died ({_first_line(error)})")
 
-    def _run(
-        self, command: str, data: dict[int, Any], refs: dict[int, Any] | None = None
-    ) -> _Round:
-        """Send ``command`` to the groups in ``data`` (or collect ``refs``); resolve failures."""
-        if refs is None:
-            refs = {i: self._submit(self._groups[i], command, d) for i, d in data.items()}
-        replies = self._gather_owed(refs)
-        return self._resolve(command, data, replies)
+    # Transport ---------------------------------------------------------------------------
 
-    def _gather_owed(self, refs: dict[int, Any]) -> dict[int, Any]:
-        """Gather the replies of a lockstep call; until then they count as in flight.
+    def _send_step(self, groups: Sequence[Any], actions: Any, ids: np.ndarray | None) -> None:
+        self._check_actions(actions, self.num_envs if ids is None else len(ids))
+        space = self.single_action_space
+        positions = None if ids is None else {int(e): p for p, e in enumerate(ids)}
+        data = []
+        for group in groups:
+            rows: Any = group.rows
+            if positions is not None:
+                rows = np.array([positions[e] for e in group.env_indices])
+            data.append(slice_batch(space, actions, rows))
+        for group, group_actions in zip(groups, data):
+            self._submit(group, "step", group_actions)
 
-        A Ctrl-C during the wait leaves them there, and the next call's :meth:`_drain`
-        reads them first: a direct channel would otherwise hand the interrupted call's
-        reply to the next call as its own.
-        """
-        for index, ref in refs.items():
-            self._in_flight[index] = ref
-            self._in_flight_command[index] = "interrupted"
-        replies = self._gather(refs)
-        for index in refs:
-            self._in_flight.pop(index, None)
-            self._in_flight_command.pop(index, None)
-        return replies
-
-    def _resolve(self, command: str, data: dict[int, Any], replies: dict[int, Any]) -> _Round:
-        round_ = _Round()
-        failures: list[_Failure] = []
-        argument_errors: list[tuple[_Group, ErrorReport]] = []
-        for index, reply in sorted(replies.items()):
-            group = self._groups[index]
-            if isinstance(reply, _Failure):
-                failures.append(reply)
-                continue
-            result, success = reply
-            if success:
-                round_.results[index] = result
-            elif result.fatal:
-                self._kill(group)
-                failures.append(_Failure(group, "raised an exception", result))
+    def _send_command(
+        self, groups: Sequence[Any], command: str, payload: Callable[[Any], Any]
+    ) -> None:
+        for group in groups:
+            if command == "reset":
+                seeds, options = payload(group)
+                self._submit(group, "reset", {"seed": seeds, "options": options})
             else:
-                argument_errors.append((group, result))
-        if failures and not self.restart_failed:
-            for failure in failures:
-                self._lost[failure.group.index] = failure.what
-                self._kill(failure.group)
-            raise self._exception(min(failures, key=lambda f: f.group.index))
-        for failure in failures:
-            self._restart(failure)
-            round_.restarted[failure.group.index] = _reason(failure, short=True)
-            round_.results[failure.group.index] = self._after_restart(
-                command, failure.group, data.get(failure.group.index), round_
-            )
-        if argument_errors:
-            group, report = min(argument_errors, key=lambda item: item[0].index)
-            raise self._exception(_Failure(group, "raised an exception", report))
-        return round_
+                self._submit(group, "_call", payload(group))
 
-    def _exception(self, failure: _Failure, exhausted: bool = False) -> BaseException:
-        group = failure.group
-        return group_failure_error(
-            "RayVectorEnv",
-            "Ray actor",
-            group.index,
-            group.env_indices,
-            failure.what,
-            failure.report,
-            f" after {self.max_restarts} restart(s)" if exhausted else "",
-        )
-
-    # Restarts ------------------------------------------------------------------------------
-
-    def _restart(self, failure: _Failure) -> None:
-        group = failure.group
-        while True:
-            if not self._budget.allow(group.index, group.env_indices, _reason(failure)):
-                self._lost[group.index] = failure.what
-                raise self._exception(failure, exhausted=True)
-            self._kill(group)
-            replies = self._gather({group.index: self._spawn(group)}, timeout=self.start_timeout)
-            reply = replies[group.index]
-            if isinstance(reply, _Failure):
-                failure = reply
-                continue
-            result, success = reply
-            if not success:
-                failure = _Failure(group, "failed to restart", result)
-                continue
-            group.where = result[3]
-            self._connect([group])
+    def _wait(self, groups: Sequence[Any], round_: Round, enough: int | None) -> None:
+        needed = sum(g.size for g in groups) if enough is None else enough
+        counted = 0
+        waiting = {}
+        for group in groups:
+            if group.index in self._replies:  # gathered by an earlier recv
+                round_.done.append(group)
+                counted += group.size
+            elif group.index in self._pending:
+                waiting[group.index] = self._pending[group.index][1]
+        if not waiting or counted >= needed:
             return
+        for index, reply in self._gather(waiting, needed - counted).items():
+            if isinstance(reply, Failure):
+                round_.failures.append(reply)
+            else:
+                self._replies[index] = reply
+                round_.done.append(self._groups[index])
 
-    def _call_one(self, group: _Group, command: str, data: Any) -> Any:
-        """Run one command on a freshly restarted actor; a failure now is raised."""
-        replies = self._gather({group.index: self._submit(group, command, data)})
-        reply = replies[group.index]
-        if isinstance(reply, _Failure):
-            self._lost[group.index] = reply.what
+    def _collect(self, round_: Round) -> None:
+        group_infos = []
+        failed = []
+        for group in round_.done:
+            index = group.index
+            result, success = self._replies.pop(index)
+            command, _ = self._pending.pop(index)
+            self._in_flight.discard(index)
+            if not success:
+                if result.fatal:
+                    self._kill(group)
+                    round_.failures.append(Failure(group, "raised an exception", result))
+                    failed.append(group)
+                else:
+                    round_.argument_errors.append((group, result))
+                continue
+            if command == "_call":
+                round_.results[index] = result
+                continue
+            if command == "step":
+                observations, rewards, terminations, truncations, info = result
+                self._rewards[group.rows] = rewards
+                self._terminations[group.rows] = terminations
+                self._truncations[group.rows] = truncations
+            else:
+                observations, info = result
+            group.observations = observations
+            if info:
+                group_infos.append((group.start, info))
+        # In row order whatever order the groups finished in (a sync vector env's dtypes).
+        for start, info in sorted(group_infos, key=lambda item: item[0]):
+            place_info(round_.infos, info, start, self.num_envs)
+        if failed:
+            round_.done = [g for g in round_.done if g not in failed]
+        for failure in round_.failures:
+            self._in_flight.discard(failure.group.index)
+            self._pending.pop(failure.group.index, None)
+
+    def _replace(self, group: Any) -> None:
+        self._kill(group)
+        reply = self._gather({group.index: self._spawn(group)}, timeout=self.start_timeout)[
+            group.index
+        ]
+        if isinstance(reply, Failure):
             raise self._exception(reply)
         result, success = reply
         if not success:
-            raise self._exception(_Failure(group, "raised an exception", result))
-        return result
+            raise self._exception(Failure(group, "failed to restart", result))
+        group.where = result[3]
+        self._connect([group])
 
-    def _after_restart(self, command: str, group: _Group, data: Any, round_: _Round) -> Any:
-        """Return the result a restarted group gives for the command its predecessor failed."""
-        if command == "reset":
-            return self._call_one(group, "reset", data)
-        if command == "_call":
-            return self._call_one(group, "_call", data)
-        previous = group.observations
-        size = group.size
-        info: dict[str, Any] = {}
-        if self.autoreset_mode is AutoresetMode.NEXT_STEP and previous is not None:
-            self._autoreset_next.add(group.index)
-            observations = previous
-        else:
-            observations, info = self._call_one(
-                group, "reset", {"seed": [None] * size, "options": None}
-            )
-            info = dict(info)
-            if self.autoreset_mode is AutoresetMode.SAME_STEP and previous is not None:
-                final = np.full(size, None, dtype=object)
-                if previous is not None:
-                    rows = list(iterate(batch_space(self.single_observation_space, size), previous))
-                    for offset in range(size):
-                        final[offset] = rows[offset]
-                info["final_obs"], info["_final_obs"] = final, np.ones(size, dtype=np.bool_)
-                info.setdefault("final_info", {})
-                info["_final_info"] = np.ones(size, dtype=np.bool_)
-            elif previous is not None:
-                observations = previous
-            if self.autoreset_mode is AutoresetMode.DISABLED:
-                self._must_reset.update(group.env_indices)
-        return (
-            observations,
-            np.zeros(size, dtype=np.float64),
-            np.zeros(size, dtype=np.bool_),
-            np.ones(size, dtype=np.bool_),
-            info,
-        )
+    def _give_up(self, group: Any) -> None:
+        self._kill(group)
 
-    def _kill(self, group: _Group) -> None:
+    def _observation_batch(self, ids: np.ndarray | None = None, groups: Any = None) -> Any:
+        chosen = self._groups if groups is None else groups
+        return join_batches(self.single_observation_space, [g.observations for g in chosen])
+
+    def _previous_observations(self, group: Any) -> Any:
+        # A reply's batch is the group's own: nothing else writes to it.
+        return group.observations
+
+    def _restore_observations(self, group: Any, observations: Any) -> None:
+        group.observations = observations
+
+    def _kill(self, group: _ActorGroup) -> None:
         if group.channel is not None:
             with contextlib.suppress(OSError):
                 group.channel.close()
@@ -582,86 +512,13 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             with contextlib.suppress(Exception):
                 self._ray.kill(group.actor, no_restart=True)
         group.actor = None
-        self._in_flight.pop(group.index, None)
-        self._in_flight_command.pop(group.index, None)
+        self._in_flight.discard(group.index)
+        self._pending.pop(group.index, None)
+        self._replies.pop(group.index, None)
 
     def _kill_all(self) -> None:
         for group in self._groups:
             self._kill(group)
-
-    # Assembling batches ------------------------------------------------------------------------
-
-    def _step_batch(self, groups: list[_Group], round_: _Round) -> tuple:
-        """Join the groups' step results (in ``groups`` order) into one batch."""
-        results = [round_.results[g.index] for g in groups]
-        for group, result in zip(groups, results):
-            if result[0] is not None:
-                group.observations = result[0]
-        total = sum(g.size for g in groups)
-        info: dict[str, Any] = {}
-        offset = 0
-        for group, result in zip(groups, results):
-            _place_info(info, result[4], offset, total)
-            offset += group.size
-        if round_.restarted:
-            mask = np.zeros(total, dtype=np.bool_)
-            reasons = np.full(total, None, dtype=object)
-            offset = 0
-            for group in groups:
-                if group.index in round_.restarted:
-                    mask[offset : offset + group.size] = True
-                    reasons[offset : offset + group.size] = round_.restarted[group.index]
-                offset += group.size
-            info["worker_restarted"], info["_worker_restarted"] = mask, mask.copy()
-            info["restart_reason"], info["_restart_reason"] = reasons, mask.copy()
-        return (
-            join_batches(self.single_observation_space, [g.observations for g in groups]),
-            np.concatenate([np.asarray(r[1], dtype=np.float64) for r in results]),
-            np.concatenate([np.asarray(r[2], dtype=np.bool_) for r in results]),
-            np.concatenate([np.asarray(r[3], dtype=np.bool_) for r in results]),
-            info,
-        )
-
-    def _step_data(self, groups: list[_Group], actions: Any, ids: np.ndarray | None) -> tuple:
-        """Per group: the command (``step``, or the autoreset ``reset``) and its data."""
-        commands: dict[int, str] = {}
-        data: dict[int, Any] = {}
-        space = self.single_action_space
-        positions = None if ids is None else {int(e): p for p, e in enumerate(ids)}
-        for group in groups:
-            if group.index in self._autoreset_next:
-                commands[group.index] = "reset"
-                data[group.index] = {"seed": [None] * group.size, "options": None}
-                continue
-            if positions is None:
-                rows: Any = slice(group.start, group.stop)
-            else:
-                rows = np.array([positions[e] for e in group.env_indices])
-            commands[group.index] = "step"
-            data[group.index] = slice_batch(space, actions, rows)
-        return commands, data
-
-    def _send(self, commands: dict[int, str], data: dict[int, Any]) -> dict[int, Any]:
-        return {
-            index: self._submit(self._groups[index], commands[index], data[index])
-            for index in commands
-        }
-
-    def _finish_step(self, commands: dict[int, str], round_: _Round) -> None:
-        """Turn the autoreset resets of restarted NEXT_STEP groups into step results."""
-        for index, command in commands.items():
-            if command != "reset" or index in round_.restarted:
-                continue
-            self._autoreset_next.discard(index)
-            size = self._groups[index].size
-            observations, info = round_.results[index]
-            round_.results[index] = (
-                observations,
-                np.zeros(size, dtype=np.float64),
-                np.zeros(size, dtype=np.bool_),
-                np.zeros(size, dtype=np.bool_),
-                info,
-            )
 
     def _check_actions(self, actions: Any, count: int) -> None:
         values = actions if isinstance(actions, (dict, tuple)) else np.asarray(actions)
@@ -670,236 +527,6 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 f"RayVectorEnv expects one action per sub-environment addressed ({count}), "
                 f"an element of {self.action_space}; got shape {values.shape}."
             )
-
-    # The vector API ----------------------------------------------------------------------------
-
-    def _assert_usable(self) -> None:
-        _assert_usable(self, "RayVectorEnv", "actor", self._lost, self._groups)
-
-    def reset(
-        self,
-        *,
-        seed: int | Sequence[int | None] | None = None,
-        options: dict[str, Any] | None = None,
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset every sub-environment (or those in ``options["reset_mask"]``).
-
-        Args:
-            seed: ``None``, an int ``s`` (sub-env ``i`` gets ``s + i``) or one seed per sub-env.
-            options: reset options for every sub-env, plus ``"reset_mask"``.
-
-        Raises:
-            ClosedEnvironmentError: after :meth:`close`.
-            ValueError, TypeError: for bad seeds or a bad ``reset_mask``.
-            palaestra.error.WorkerError: if an actor dies or hangs (without
-                ``restart_failed``).
-        """
-        self._assert_usable()
-        self._drain()
-        seeds = seeds_per_env(seed, self.num_envs)
-        mask, options = split_reset_mask(options, self.num_envs)
-        data: dict[int, Any] = {}
-        for group in self._groups:
-            if mask is not None and not mask[group.start : group.stop].any():
-                continue
-            group_options = options
-            if mask is not None and not mask[group.start : group.stop].all():
-                group_options = {**(options or {}), "reset_mask": mask[group.start : group.stop]}
-            data[group.index] = {"seed": seeds[group.start : group.stop], "options": group_options}
-        round_ = self._run("reset", data)
-        self._reset_once = True
-        self._must_reset -= set(range(self.num_envs) if mask is None else np.flatnonzero(mask))
-        info: dict[str, Any] = {}
-        for index, (observations, group_info) in round_.results.items():
-            group = self._groups[index]
-            group.observations = observations
-            self._autoreset_next.discard(index)
-            _place_info(info, group_info, group.start, self.num_envs)
-        observations = join_batches(
-            self.single_observation_space, [g.observations for g in self._groups]
-        )
-        return observations, info
-
-    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every sub-environment with its action and wait for all of them.
-
-        Raises:
-            ClosedEnvironmentError: after :meth:`close`.
-            ValueError: for a batch of the wrong length.
-            Exception: a sub-env's own error for a bad action (its actor keeps running).
-            palaestra.error.WorkerError: if an actor dies or hangs (without
-                ``restart_failed``).
-        """
-        self._assert_usable()
-        self._drain()
-        self._check_actions(actions, self.num_envs)
-        if self._must_reset:
-            raise disabled_step_error(sorted(self._must_reset))
-        commands, data = self._step_data(self._groups, actions, None)
-        round_ = self._resolve_step(commands, data, self._gather_owed(self._send(commands, data)))
-        return self._step_batch(self._groups, round_)
-
-    def _resolve_step(self, commands: dict[int, str], data: dict[int, Any], replies: Any) -> _Round:
-        # Restarts during a step follow the step's rules, whatever each group was sent.
-        round_ = self._resolve("step", data, replies)
-        self._finish_step(commands, round_)
-        return round_
-
-    # EnvPool-style asynchronous stepping ---------------------------------------------------------
-
-    def async_reset(self, seed: int | Sequence[int | None] | None = None) -> None:
-        """Start resetting every sub-environment; collect the first batch with :meth:`recv`."""
-        self._assert_usable()
-        self._drain()
-        seeds = seeds_per_env(seed, self.num_envs)
-        for group in self._groups:
-            data = {"seed": seeds[group.start : group.stop], "options": None}
-            self._in_flight[group.index] = self._submit(group, "reset", data)
-            self._in_flight_command[group.index] = "reset_batch"
-        self._autoreset_next.clear()
-        self._reset_once = True
-
-    def send(self, actions: Any, env_ids: Any = None) -> None:
-        """Send ``actions`` to sub-environments ``env_ids`` (default: the last ``recv``'s).
-
-        Raises:
-            ValueError: for ids that are not distinct integers in ``[0, num_envs)``, split a
-                group, address a busy group or mismatch the actions, and for no ids before
-                any ``recv``.
-            palaestra.error.ResetNeeded: before any ``reset`` or ``async_reset`` (nothing
-                is sent).
-        """
-        self._assert_usable()
-        if env_ids is None and self._last_ids is None:
-            raise ValueError("send() without env_ids needs a recv() first to name them.")
-        _refuse_send_before_reset("RayVectorEnv", self._reset_once)
-        ids = np.asarray(self._last_ids if env_ids is None else env_ids)
-        if ids.ndim != 1 or (ids.size and ids.dtype.kind not in "iu"):
-            raise ValueError(f"env_ids must be a 1-D sequence of integer indices, got {env_ids!r}.")
-        if ids.size and (
-            ids.min() < 0 or ids.max() >= self.num_envs or len(set(ids.tolist())) != len(ids)
-        ):
-            raise ValueError(
-                f"env_ids must be distinct indices in [0, {self.num_envs}), got {ids.tolist()}."
-            )
-        self._check_actions(actions, len(ids))
-        groups = [g for g in self._groups if np.isin(g.env_indices, ids).any()]
-        for group in groups:
-            if not np.isin(group.env_indices, ids).all() or group.index in self._in_flight:
-                raise ValueError(
-                    f"send() must address whole idle groups; sub-environments "
-                    f"{group.env_indices} form one group and are "
-                    f"{'busy' if group.index in self._in_flight else 'only partly addressed'}."
-                )
-        commands, data = self._step_data(groups, actions, ids)
-        for index, ref in self._send(commands, data).items():
-            self._in_flight[index] = ref
-            self._in_flight_command[index] = commands[index]
-            self._sent_data[index] = data[index]
-
-    def recv(self) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Return the first ``batch_size`` sub-environments to finish their command.
-
-        Returns:
-            ``(observations, rewards, terminations, truncations, infos)`` for those
-            sub-environments, ordered by index, with ``info["env_id"]`` naming them.
-
-        Raises:
-            RuntimeError: if nothing is in flight.
-            palaestra.error.WorkerError: if an actor dies or hangs (without
-                ``restart_failed``).
-        """
-        self._assert_usable()
-        if not self._in_flight:
-            raise RuntimeError("recv() needs sub-environments in flight: call send() first.")
-        flying = dict(self._in_flight)
-        enough = min(self.batch_size, sum(self._groups[i].size for i in flying))
-        replies = self._gather(flying, enough)
-        commands = {i: self._in_flight_command.pop(i) for i in replies}
-        for index in replies:
-            self._in_flight.pop(index, None)
-        # A batch of whole groups, as many as asked for (the first to finish).
-        chosen, count = [], 0
-        for index in replies:
-            if count >= enough:
-                break
-            chosen.append(index)
-            count += self._groups[index].size
-        for index in set(replies) - set(chosen):  # finished early: hand them out next time
-            self._in_flight[index] = flying[index]
-            self._in_flight_command[index] = commands.pop(index)
-        replies = {i: replies[i] for i in chosen}
-        for index, command in commands.items():
-            if command == "reset_batch":
-                commands[index] = "reset"
-                reply = replies[index]
-                if not isinstance(reply, _Failure) and reply[1]:
-                    observations, info = reply[0]
-                    size = self._groups[index].size
-                    replies[index] = (
-                        (
-                            observations,
-                            np.zeros(size),
-                            np.zeros(size, dtype=np.bool_),
-                            np.zeros(size, dtype=np.bool_),
-                            info,
-                        ),
-                        True,
-                    )
-                    commands[index] = "step"
-        data = {i: self._sent_data.pop(i, None) for i in chosen}
-        round_ = self._resolve_step(commands, data, replies)
-        groups = sorted((self._groups[i] for i in chosen), key=lambda g: g.index)
-        observations, rewards, terminations, truncations, info = self._step_batch(groups, round_)
-        ids = np.concatenate([np.arange(g.start, g.stop) for g in groups])
-        self._last_ids = ids
-        info["env_id"] = ids
-        return observations, rewards, terminations, truncations, info
-
-    def _drain(self) -> None:
-        """Finish what ``send`` left in flight; its results are dropped."""
-        if not self._in_flight:
-            return
-        flying = dict(self._in_flight)
-        self._in_flight.clear()
-        self._in_flight_command.clear()
-        replies = self._gather(flying)
-        self._resolve("_drain", {}, {i: r for i, r in replies.items()})
-
-    # Attributes and closing --------------------------------------------------------------------
-
-    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """Call method ``name`` (or read attribute ``name``) of every sub-environment."""
-        self._assert_usable()
-        self._drain()
-        data = {g.index: (name, args, kwargs) for g in self._groups}
-        round_ = self._run("_call", data)
-        return tuple(result for g in self._groups for result in round_.results[g.index])
-
-    def get_attr(self, name: str) -> tuple[Any, ...]:
-        """Return attribute ``name`` of every sub-environment."""
-        return self.call(name)
-
-    def set_attr(self, name: str, values: Any) -> None:
-        """Set attribute ``name`` of the sub-environments (one value each, or one for all).
-
-        Raises:
-            ValueError: if a list/tuple's length is not :attr:`num_envs`.
-        """
-        from palaestra.vector._arguments import values_per_env
-
-        self._assert_usable()
-        values = values_per_env(values, self.num_envs)
-        self._drain()
-        data = {
-            g.index: ("_setattr", (name, list(values[g.start : g.stop])), {}) for g in self._groups
-        }
-        self._run("_call", data)
-
-    def render(self) -> tuple[Any, ...] | None:
-        """Return the frame of every sub-environment."""
-        frames = self.call("render")
-        return None if all(frame is None for frame in frames) else frames
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close every actor's sub-environments, end the actors, and let Ray go.
@@ -921,18 +548,6 @@ class RayVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             self._kill_all()
         finally:
             self._session.release()
-
-
-def _reason(failure: _Failure, short: bool = False) -> str:
-    if failure.report is None:
-        return f"the actor {failure.what}" + ("" if short else ".")
-    report = failure.report
-    if short:
-        return f"{report.error_type.__name__}: {report.message}"
-    return (
-        f"{report.error_type.__name__}: {report.message}\nThe actor's traceback:\n"
-        f"{report.traceback}"
-    )
 
 
 def _first_line(error: BaseException) -> str:

@@ -1,11 +1,15 @@
-"""How a pool's batched observations and actions map onto arrays of its shared block.
+"""Batches of groups of sub-environments: sliced out, joined in, mapped onto flat arrays.
+
+A group runs a contiguous slice of a vector env's sub-environments; its batches are slices
+of the whole batch (:func:`slice_batch`, :func:`join_batches`, :func:`take_rows`).
 
 A space whose every leaf has a fixed shape (``Box``, ``Discrete``, ``MultiDiscrete``,
-``MultiBinary``, and ``Dict``/``Tuple`` of them) gets one block array per leaf, of shape
-``(num_envs, *leaf_shape)``; its batch is the nested ``dict``/``tuple`` of those arrays,
+``MultiBinary``, and ``Dict``/``Tuple`` of them) can live in one array per leaf, of shape
+``(num_envs, *leaf_shape)`` (:func:`fixed_leaves`, :func:`assemble`, :func:`write_batch`):
+the pool's shared block does so. Its batch is the nested ``dict``/``tuple`` of those arrays,
 exactly as :func:`~palaestra.vector.utils.batch_space` batches it. Any other space
-(``Text``, ``Graph``, ``Sequence``, ``OneOf``, or a composite holding one) travels through
-the workers' pipes instead: each worker's batch is sliced out or joined in here.
+(``Text``, ``Graph``, ``Sequence``, ``OneOf``, or a composite holding one) travels as
+per-group batches instead.
 """
 
 from __future__ import annotations
@@ -16,8 +20,18 @@ from typing import Any
 import numpy as np
 
 from palaestra import spaces
+from palaestra.vector.utils import batch_space, iterate
 
-__all__ = ["fixed_leaves", "assemble", "copy_batch", "write_batch", "slice_batch", "join_batches"]
+__all__ = [
+    "assemble",
+    "copy_batch",
+    "fixed_leaves",
+    "join_batches",
+    "row_of",
+    "slice_batch",
+    "take_rows",
+    "write_batch",
+]
 
 Leaves = list[tuple[str, tuple[int, ...], str]]
 _FIXED = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
@@ -147,3 +161,28 @@ def join_batches(space: Any, batches: Sequence[Any]) -> Any:
     if isinstance(space, _FIXED):
         return np.concatenate([np.asarray(batch) for batch in batches])
     return tuple(item for batch in batches for item in batch)
+
+
+def take_rows(batch: Any, ids: np.ndarray) -> Any:
+    """Take rows ``ids`` of a (nested ``dict``/``tuple``) batch of arrays.
+
+    Example:
+        >>> take_rows({"a": np.arange(3)}, np.array([2, 0]))
+        {'a': array([2, 0])}
+    """
+    if isinstance(batch, dict):
+        return {key: take_rows(value, ids) for key, value in batch.items()}
+    if isinstance(batch, tuple):
+        return tuple(take_rows(value, ids) for value in batch)
+    return batch[ids]
+
+
+def row_of(space: Any, batch: Any, offset: int, size: int) -> Any:
+    """Return sub-env ``offset``'s observation out of a group's batch of ``size``.
+
+    Example:
+        >>> from palaestra.spaces import Discrete
+        >>> row_of(Discrete(3), np.array([2, 1]), 1, 2)
+        np.int64(1)
+    """
+    return list(iterate(batch_space(space, size), batch))[offset]
