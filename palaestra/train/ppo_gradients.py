@@ -32,17 +32,17 @@ Example:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from palaestra.train._torch import require_torch
+from palaestra.train.core.optim import FlatGradients
 from palaestra.train.distributions import CategoricalHead, GaussianHead
 
-torch = require_torch()
+__all__ = ["FlatGradients", "PPOGradients", "compiled_kernels"]
 
-STAT_NAMES = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+torch = require_torch()
 
 _KERNELS: dict[str, Any] = {}
 
@@ -56,75 +56,10 @@ def compiled_kernels() -> Any:
         True
     """
     if "kernels" not in _KERNELS:
-        from palaestra.train import _ppo_kernels
+        from palaestra.train import _ppo_kernels  # imports numba: only when first asked
 
         _KERNELS["kernels"] = _ppo_kernels if _ppo_kernels.AVAILABLE else None
     return _KERNELS["kernels"]
-
-
-class FlatGradients:
-    """Every parameter's ``.grad`` as a view of one flat CPU float32 buffer.
-
-    Zeroing all gradients is then one fill and clipping their global L2 norm one ``np.dot``
-    and at most one multiply (instead of a norm per tensor, a stack and a multiply per
-    tensor). Autograd accumulates into an existing ``.grad`` in place, so a ``backward``
-    after :meth:`zero` leaves exactly the gradients it would have stored in fresh tensors.
-    Use it only where every parameter receives a gradient: a parameter the loss does not
-    reach keeps a zero gradient instead of ``None`` (which Adam would skip).
-
-    Args:
-        parameters: CPU float32 tensors.
-
-    Raises:
-        ValueError: for parameters on another device or of another dtype.
-
-    Example:
-        >>> w = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
-        >>> grads = FlatGradients([w])
-        >>> grads.zero()
-        >>> (w * w).sum().backward()
-        >>> grads.clip(5.0), w.grad.tolist()
-        (10.0, [3.0, 4.0])
-    """
-
-    def __init__(self, parameters: list[torch.Tensor]):
-        self.parameters = list(parameters)
-        for p in self.parameters:
-            if p.device.type != "cpu" or p.dtype != torch.float32:
-                raise ValueError(
-                    f"FlatGradients needs CPU float32 parameters, got {p.dtype} on {p.device}."
-                )
-        total = sum(p.numel() for p in self.parameters)
-        self.flat = torch.zeros(total, dtype=torch.float32)
-        self._flat = self.flat.numpy()
-        self.views: list[torch.Tensor] = []
-        offset = 0
-        for p in self.parameters:
-            self.views.append(self.flat[offset : offset + p.numel()].view(p.shape))
-            offset += p.numel()
-
-    def attach(self) -> None:
-        """Make every ``.grad`` its view again (after e.g. ``zero_grad(set_to_none=True)``)."""
-        for p, view in zip(self.parameters, self.views):
-            if p.grad is not view:
-                p.grad = view
-
-    def zero(self) -> None:
-        """Attach the views and set every gradient to zero."""
-        self.attach()
-        self._flat.fill(0.0)
-
-    def clip(self, max_norm: float) -> float:
-        """Scale all gradients so their global L2 norm is at most ``max_norm``; return the norm.
-
-        The norm is the one before clipping (NaN or infinity when a gradient is not finite;
-        the gradients are then left as they are).
-        """
-        norm = math.sqrt(float(np.dot(self._flat, self._flat)))
-        factor = max_norm / (norm + 1e-6)
-        if factor < 1.0:
-            self._flat *= np.float32(factor)
-        return norm
 
 
 class PPOGradients:

@@ -20,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from palaestra.train._mlp_kernels import COMPILED_INPUT
+from palaestra.train._mlp_kernels import compiled_kernels as mlp_kernels
 from palaestra.train._torch import require_torch
-from palaestra.train.dqn import COMPILED_INPUT
-from palaestra.train.offpolicy import NARROW_INPUT, bind_grads, flat_grads
+from palaestra.train.core.optim import bind_grads, flat_grads
+from palaestra.train.offpolicy import NARROW_INPUT
 from palaestra.train.sac_networks import (
     _LOG_SQRT_2PI,
     LOG_STD_MAX,
@@ -81,7 +83,7 @@ def compiled_kernels() -> Any:
     ``picked_delta``, ``picked_mask`` and ``picked_input_grad`` (the actor-loss backward
     through each critic over its own rows) and ``actor_head_backward`` (through ``tanh``,
     the sample and the heads). The first layers go through
-    :func:`palaestra.train.dqn.compiled_kernels`' ``narrow_forward``. The loops may sum in
+    :func:`palaestra.train._mlp_kernels.compiled_kernels`' ``narrow_forward``. The loops may sum in
     another order (as a BLAS does) but keep NaN and infinity. numba is the
     ``palaestra[fast]`` extra; without it the step runs as torch operations.
 
@@ -91,10 +93,8 @@ def compiled_kernels() -> Any:
         True
     """
     if "kernels" not in _KERNELS:
-        from palaestra.train.dqn import compiled_kernels as dqn_kernels
-
         try:
-            narrow = dqn_kernels()
+            narrow = mlp_kernels()
             _KERNELS["kernels"] = None if narrow is None else _build_kernels(narrow)
         except ImportError:
             _KERNELS["kernels"] = None

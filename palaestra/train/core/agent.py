@@ -241,8 +241,10 @@ class Agent:
             "time": elapsed,
         }
 
-    def _check_update(self, loss: Any, grad_norm: Any, update: int) -> None:
+    def _check_update(self, loss: Any, grad_norm: Any, update: int | None = None) -> None:
         """Run the monitor's checks and stop at a non-finite gradient (with ``check_finite``).
+
+        ``update`` numbers the update in the message (default: :attr:`num_updates`).
 
         Raises:
             palaestra.train.diagnostics.NonFiniteError: naming the update and the env step.
@@ -250,8 +252,9 @@ class Agent:
         if self.monitor is not None:
             self.monitor.check_update(loss, grad_norm, step=self.num_steps)
         if self.config.check_finite and not math.isfinite(float(grad_norm)):
+            number = self.num_updates if update is None else update
             raise NonFiniteError(
-                f"non-finite loss or gradient at update {update} (env step {self.num_steps}): "
+                f"non-finite loss or gradient at update {number} (env step {self.num_steps}): "
                 f"loss {float(loss)}, gradient norm {float(grad_norm)}."
             )
 

@@ -35,7 +35,6 @@ class CommonConfig:
         learning_rate: Adam step size (at the start of training, where it is annealed).
         batch_size: transitions (or rollout steps) per gradient step.
         gamma: discount factor, in ``[0, 1]``.
-        max_grad_norm: global gradient-norm clipping threshold (``math.inf``: none).
         hidden_sizes: hidden widths of the networks (``None``: the policy's default,
             where the algorithm builds policies that have one).
         fast_path: the hand-written gradient backend under the algorithm's loss:
@@ -72,12 +71,13 @@ class CommonConfig:
 
     positive_ints: ClassVar[tuple[str, ...]] = ("num_envs", "batch_size", "window")
     """Fields that must be positive ints (a subclass extends the tuple)."""
+    positive_numbers: ClassVar[tuple[str, ...]] = ()
+    """Fields of a subclass that must be positive numbers (``math.inf`` allowed)."""
 
     num_envs: int = 1
     learning_rate: float = 3e-4
     batch_size: int = 64
     gamma: float = 0.99
-    max_grad_norm: float = 0.5
     hidden_sizes: tuple[int, ...] | None = (64, 64)
     fast_path: bool | None = None
     normalize_observation: bool = False
@@ -100,11 +100,10 @@ class CommonConfig:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}.")
         if not _is_number(self.gamma) or not 0.0 <= self.gamma <= 1.0:
             raise ValueError(f"{name}.gamma must be in [0, 1], got {self.gamma!r}.")
-        if not _is_number(self.max_grad_norm) or not self.max_grad_norm > 0:
-            raise ValueError(
-                f"{name}.max_grad_norm must be positive (math.inf turns clipping off), got "
-                f"{self.max_grad_norm!r}."
-            )
+        for field in self.positive_numbers:
+            value = getattr(self, field)
+            if not _is_number(value) or not value > 0:
+                raise ValueError(f"{name}.{field} must be a positive number, got {value!r}.")
         if self.step_timeout is not None and not (
             _is_number(self.step_timeout) and self.step_timeout > 0
         ):
