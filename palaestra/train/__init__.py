@@ -33,7 +33,7 @@ Troubleshooting checklist (each item is a check of :mod:`palaestra.train.diagnos
 Example:
     >>> from palaestra.train import PPO
     >>> agent = PPO("MlpPolicy", "CartPole-v1", num_envs=2, n_steps=8, batch_size=16)
-    >>> agent.learn(total_timesteps=16, progress_bar=False)[-1]["steps"]
+    >>> agent.learn(total_timesteps=16, progress_bar=False).history[-1]["steps"]
     16
 """
 

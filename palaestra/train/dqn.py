@@ -14,7 +14,7 @@ Example:
     >>> from palaestra.train.dqn import DQN
     >>> agent = DQN("MlpPolicy", "CartPole-v1", learning_starts=32, train_freq=4,
     ...             gradient_steps=1, batch_size=16, hidden_sizes=(16,))
-    >>> _ = agent.learn(100, progress_bar=False)
+    >>> agent = agent.learn(100, progress_bar=False)
     >>> agent.num_steps, agent.predict(np.zeros(4, np.float32)).shape
     (100, ())
 """

@@ -36,7 +36,7 @@ command line uses), then ``config`` replaces them and keyword arguments override
 Example:
     >>> from palaestra.train.ppo import PPO
     >>> agent = PPO("MlpPolicy", "CartPole-v1", num_envs=2, n_steps=8, batch_size=16)
-    >>> history = agent.learn(total_timesteps=30, progress_bar=False)
+    >>> agent = agent.learn(total_timesteps=30, progress_bar=False)
     >>> agent.num_steps, agent.backend in ("compiled", "hand-written")
     (30, True)
 """
@@ -217,7 +217,7 @@ class PPO(Agent):
 
     Example:
         >>> agent = PPO("MlpPolicy", "CartPole-v1", num_envs=2, n_steps=8, batch_size=16)
-        >>> agent.learn(16, progress_bar=False)[-1]["updates"]
+        >>> agent.learn(16, progress_bar=False).history[-1]["updates"]
         1
         >>> agent.predict(np.zeros(4, dtype=np.float32)).shape  # one observation
         ()

@@ -14,7 +14,7 @@ Example:
     >>> from palaestra.train.sac import SAC
     >>> agent = SAC("MlpPolicy", "Pendulum-v1", learning_starts=32, batch_size=16,
     ...             hidden_sizes=(16,))
-    >>> _ = agent.learn(64, progress_bar=False)
+    >>> agent = agent.learn(64, progress_bar=False)
     >>> agent.num_steps, agent.predict(np.zeros(3, np.float32)).shape
     (64, (1,))
 """

@@ -149,7 +149,7 @@ def test_fast_path_training_is_deterministic(compiled_step):
     curves = []
     for _ in range(2):
         agent = _fast_agent("CartPole-v1", compiled_step, seed=4, **dict(TINY, n_epochs=3))
-        curves.append([row["loss"] for row in agent.learn(64, progress_bar=False)])
+        curves.append([row["loss"] for row in agent.learn(64, progress_bar=False).history])
     assert curves[0] == curves[1]
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+from typing_extensions import Self
 
 from palaestra.train._torch import require_torch
 from palaestra.train.checkpoint import (
@@ -181,7 +182,7 @@ class Agent:
         total_timesteps: int,
         callback: Callback | None = None,
         progress_bar: bool = True,
-    ) -> list[dict[str, Any]]:
+    ) -> Self:
         """Train for ``total_timesteps`` env steps (counted over all sub-envs).
 
         The count is exact when it is a multiple of ``num_envs`` (every sub-env steps
@@ -193,7 +194,8 @@ class Agent:
             progress_bar: show a tqdm bar (when tqdm is installed).
 
         Returns:
-            Every statistics row so far (also kept in :attr:`history`).
+            The agent itself, as Stable-Baselines3's ``learn`` (``agent.learn(n).save(p)``);
+            the statistics rows of every call so far are in :attr:`history`.
 
         Raises:
             ValueError: if ``total_timesteps`` is not a positive int.
@@ -220,7 +222,7 @@ class Agent:
         finally:
             if bar is not None:
                 bar.close()
-        return self.history
+        return self
 
     def _reset_env(self) -> None:
         observations, _ = self.env.reset(seed=self.config.seed)
