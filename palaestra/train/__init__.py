@@ -49,6 +49,7 @@ _LOCATIONS = {
     "CheckpointError": "checkpoint",
     "NonFiniteError": "diagnostics",
     "ActorCriticPolicy": "policies",
+    "Policy": "policies",
     "make_policy": "policies",
     "Reinforce": "reinforce",
     "ReinforceConfig": "reinforce",

@@ -32,7 +32,7 @@ import shutil
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,7 +42,10 @@ from palaestra.train.core import registry as algorithms
 from palaestra.train.core.predict import predict_with
 from palaestra.train.envs import load_normalization_state
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 FORMAT = "palaestra-checkpoint"
 FORMAT_VERSION = 2

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -63,7 +63,10 @@ __all__ = [
     "huber",
 ]
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 F = torch.nn.functional
 
 
@@ -436,7 +439,7 @@ class ChunkedTargetValues:
         self.rows = int(rows)
         first = self.weights[0]
         usable = first.device.type == "cpu" and first.dtype == torch.float32
-        self.kernels = compiled_kernels() if usable and compiled is not False else None
+        self.kernels: Any = compiled_kernels() if usable and compiled is not False else None
         if compiled and self.kernels is None:
             raise ValueError("compiled=True needs numba (pip install 'palaestra[fast]').")
         self._buffers: list[Any] = []
@@ -530,7 +533,7 @@ class DQNGradients:
         self._first_grad = self.weight_grads[0].numpy() if narrow else None
         self._flat_np = self.flat.numpy() if cpu else None
         usable = cpu and first.dtype == torch.float32 and len(self.weights) >= 2
-        self.kernels = compiled_kernels() if usable and compiled is not False else None
+        self.kernels: Any = compiled_kernels() if usable and compiled is not False else None
         if compiled and self.kernels is None:
             raise ValueError(
                 "compiled=True needs numba (pip install 'palaestra[fast]'), float32 "

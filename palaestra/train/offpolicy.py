@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,7 +20,10 @@ from palaestra.train._torch import require_torch
 from palaestra.train.core.agent import Agent
 from palaestra.train.diagnostics import check_finite_observations, check_finite_rewards
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 nn = torch.nn
 
 
@@ -314,7 +317,18 @@ class OffPolicyAgent(Agent):
         self._last: dict[str, float] = {}
         self._build()
 
+    buffer: ReplayBuffer
+
     def _build(self) -> None:
+        """Build the networks, optimizers and :attr:`buffer`; choose the backend."""
+        raise NotImplementedError
+
+    def _act(self, observations: np.ndarray, progress: float) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(stored_actions, env_actions)`` for a batch of flat observations."""
+        raise NotImplementedError
+
+    def _train(self) -> None:
+        """Run one training round (``gradient_steps`` updates)."""
         raise NotImplementedError
 
     def _prepare_observations(self, observations: Any) -> np.ndarray:

@@ -46,7 +46,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -96,7 +96,10 @@ __all__ = [
     "seed_everything",
 ]
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 F = torch.nn.functional
 
 STATISTICS = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
@@ -245,7 +248,7 @@ class PPO(Agent):
             self._setup_autograd_path()
         self._use_backend(choice)
         self.generator = torch.Generator().manual_seed(0 if cfg.seed is None else cfg.seed)
-        self._last_grad_norm = torch.zeros(())
+        self._last_grad_norm: Any = torch.zeros(())
         self._stat_names: tuple[str, ...] = STATISTICS
         self._advantages_normalized = False  # set per rollout by _gather
         self._explained_variance = math.nan
@@ -311,7 +314,7 @@ class PPO(Agent):
         self.optimizer = make_adam(self._parameters, cfg.learning_rate, self.device, eps=1e-5)
         self._adam_step = AdamStep(self.optimizer)
         # The compiled step (numba) where it applies, else the torch fast path.
-        self._compiled = PPOGradients.create(self.model, self.head)
+        self._compiled: Any = PPOGradients.create(self.model, self.head)
         self.obs_dim = int(np.prod(self.observation_space.shape))
         discrete = isinstance(self.head, CategoricalHead)
         action_shape = () if discrete else (self.head.num_outputs,)
@@ -553,7 +556,7 @@ class PPO(Agent):
             measured = self._compiled_gradients(minibatch, measure)
         elif self.backend != AUTOGRAD:
             with torch.no_grad():
-                measured = self._fast_gradients(*minibatch, measure=measure)
+                measured = self._fast_gradients(*PPOBatch(*minibatch), measure=measure)
         else:
             measured = self._autograd_gradients(PPOBatch(*minibatch))
         if self.config.check_finite and not math.isfinite(float(self._last_grad_norm)):
@@ -644,7 +647,7 @@ class PPO(Agent):
     ) -> tuple[Any, ...]:
         """Advantages and targets of the rollout, and its valid steps as a training batch."""
         cfg, buffer, device = self.config, self.buffer, self.device
-        advantages, returns = buffer.compute_targets(
+        advantages_np, returns = buffer.compute_targets(
             values_np.reshape(buffer.size, -1), last_values, cfg.gamma, cfg.gae_lambda
         )
         index_np = buffer.valid_index()
@@ -652,7 +655,7 @@ class PPO(Agent):
             values_np[index_np], returns.reshape(-1)[index_np]
         )
         index = torch.from_numpy(index_np).to(device)
-        advantages = torch.from_numpy(advantages.reshape(-1)).to(device)[index]
+        advantages = torch.from_numpy(advantages_np.reshape(-1)).to(device)[index]
         if cfg.normalize_advantage and len(index) <= cfg.batch_size and len(index) > 1:
             # One full-batch minibatch: normalize once instead of in every epoch.
             advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)

@@ -32,7 +32,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,7 +42,10 @@ from palaestra.train.distributions import CategoricalHead, GaussianHead
 
 __all__ = ["FlatGradients", "PPOGradients", "compiled_kernels"]
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 _KERNELS: dict[str, Any] = {}
 
@@ -130,7 +133,12 @@ class PPOGradients:
         else:
             actions = torch.zeros(rows, dtype=torch.int64)
         zeros = torch.zeros(rows)
-        settings = {"clip_range": 0.2, "clip_range_vf": 0.2, "vf_coef": 0.5, "ent_coef": 0.0}
+        settings: dict[str, Any] = {
+            "clip_range": 0.2,
+            "clip_range_vf": 0.2,
+            "vf_coef": 0.5,
+            "ent_coef": 0.0,
+        }
         self(obs, actions, zeros, zeros, zeros, zeros, max_grad_norm=0.5, **settings)
         self.evaluate(obs.numpy(), actions.numpy())
         self.gradients.zero()

@@ -19,7 +19,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,7 +38,10 @@ from palaestra.train.evaluation import episode_step_cap
 from palaestra.train.networks import PolicyNetwork
 from palaestra.train.returns import discounted_returns, normalize_per_episode
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 
 @dataclasses.dataclass
@@ -268,7 +271,10 @@ class Reinforce:
         check = self.config.check_finite
         if check:
             check_finite_observations(observation, self.num_steps, batched=False)
-        log_probs, rewards, terminated, truncated = [], [], [], []
+        log_probs: list[torch.Tensor] = []
+        rewards: list[float] = []
+        terminated: list[bool] = []
+        truncated: list[bool] = []
         done = False
         while not done:
             obs = torch.as_tensor(np.asarray(observation, dtype=np.float32), device=self.device)

@@ -254,7 +254,7 @@ def _evaluation_env(agent: Any, num_envs: int) -> Any:
     """Make evaluation envs with the agent's normalization and its step timeout, if any."""
     from palaestra import make_vec
 
-    envs = make_vec(agent.env_id, num_envs=num_envs)
+    envs: Any = make_vec(agent.env_id, num_envs=num_envs)
     timeout = getattr(agent.config, "step_timeout", None)
     if timeout is not None:
         from palaestra.train.diagnostics import DiagnosticsWrapper
@@ -340,7 +340,7 @@ def _try_lock(handle: int) -> bool:
         import msvcrt
 
         try:
-            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]  # Windows
         except OSError:
             return False
         return True

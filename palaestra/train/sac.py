@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -40,7 +40,10 @@ from palaestra.train.sac_networks import (
     TwinCritic,
 )
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 
 STATISTICS = ("loss", "q_loss", "actor_loss", "ent_coef")
@@ -278,7 +281,8 @@ class SAC(OffPolicyAgent):
             )
         step = self._fast_step if self._gradients is not None else self._autograd_step
         for i in range(cfg.gradient_steps):
-            batch = SACBatch(*(part[i] for part in batches[:4]), discounts[i])
+            obs, actions, rewards, next_obs = (part[i] for part in batches[:4])
+            batch = SACBatch(obs, actions, rewards, next_obs, discounts[i])
             critic_loss, actor_loss, ent_coef = step(batch)
             self.num_updates += 1
             if self.num_updates % cfg.target_update_interval == 0:
@@ -298,7 +302,7 @@ class SAC(OffPolicyAgent):
             with torch.no_grad():
                 self.log_ent_coef.grad = (log_probs + self.target_entropy).mean().neg().reshape(1)
             self._steps[2]()
-        elif self.learn_ent_coef:
+        elif self.ent_coef_optimizer is not None:
             ent_coef_loss = -(self.log_ent_coef * (log_probs.detach() + self.target_entropy)).mean()
             self.ent_coef_optimizer.zero_grad(set_to_none=True)
             ent_coef_loss.backward()
@@ -390,6 +394,7 @@ class SAC(OffPolicyAgent):
         obs_t, actions, rewards, next_t, discount = batch
         actor_step, critic_step, _ = self._steps
         gradients = self._gradients
+        assert gradients is not None  # made by _train for the hand-written backends
         _, pi_log_probs, next_actions, next_log_probs = gradients.sample(obs_t, next_t)
         ent_coef = self._ent_coef_update(pi_log_probs, by_hand=True)
         target = gradients.target(next_t, next_actions, next_log_probs, rewards, discount, ent_coef)

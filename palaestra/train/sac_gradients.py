@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,13 +37,16 @@ from palaestra.train.sac_networks import (
 
 __all__ = ["SACGradients", "compiled_kernels"]
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 nn = torch.nn
 
 
 def _linears(network: nn.Module) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """``(weight, bias)`` of each ``Linear`` of a ReLU stack, in order."""
-    return [(m.weight, m.bias) for m in network if isinstance(m, nn.Linear)]
+    return [(m.weight, m.bias) for m in network.modules() if isinstance(m, nn.Linear)]
 
 
 def _mm_into(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
@@ -390,7 +393,7 @@ class SACGradients:
             and first.dtype == torch.float32
             and max(first.shape[1], self._critics[0][0][0].shape[1]) <= COMPILED_INPUT
         )
-        self.kernels = compiled_kernels() if usable and compiled is not False else None
+        self.kernels: Any = compiled_kernels() if usable and compiled is not False else None
         if compiled and self.kernels is None:
             raise ValueError(
                 "compiled=True needs numba (pip install 'palaestra[fast]'), float32 "
@@ -751,6 +754,7 @@ class SACGradients:
             loss = half_mse if loss is None else loss + half_mse
             grads = self._critic_grads[k * per_critic : (k + 1) * per_critic]
             self._backward(layers, activations, error.mul_(scale).unsqueeze(-1), f"q{k}", grads)
+        assert loss is not None  # a twin critic has two
         return loss
 
     @torch.no_grad()
@@ -791,6 +795,7 @@ class SACGradients:
                 picked.append(torch.index_select(activation, 0, index, out=rows_out[:count]))
             delta = torch.full((count, 1), -scale, dtype=q.dtype, device=q.device)
             part = self._backward(layers, picked, delta, f"q{k}", None, input_columns=obs_dim)
+            assert part is not None  # without grads, _backward returns the input gradient
             action_grad.index_copy_(0, index, part)
         # Through tanh, the reparameterized Gaussian sample and its log-probability.
         log_prob_grad = ent_coef * scale

@@ -22,7 +22,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from typing_extensions import Self
@@ -59,7 +59,10 @@ from palaestra.train.envs import (
 )
 from palaestra.vector.episodes import EpisodeMasks
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 Callback = Callable[[dict[str, Any]], "bool | None"]
 """``callback(stats)``: called with each statistics row; returning ``False`` stops."""
@@ -127,7 +130,7 @@ class Agent:
         require_autoreset_mode(self.env, NEXT_STEP, name)
         if find_wrapper(self.env, "EpisodeTracker") is None:
             self.env = EpisodeTracker(self.env, window=cfg.window)
-        self.tracker = find_wrapper(self.env, "EpisodeTracker")
+        self.tracker: Any = find_wrapper(self.env, "EpisodeTracker")
         self.env_id = env_id_of(self.env)
         if monitor is None and cfg.diagnostics:
             monitor = TrainingMonitor()

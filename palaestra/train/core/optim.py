@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from palaestra.train._torch import require_torch
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 TESTED_TORCH = ((2, 1), (2, 15))
 """The torch releases (from, up to but excluding) whose private kernels these helpers

@@ -14,14 +14,17 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from palaestra.train._torch import require_torch
 from palaestra.train.buffer import map_structure
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 
 def is_single_observation(observations: Any, space: Any) -> bool:
