@@ -2,13 +2,14 @@
 
 The online network picks the next action and the target network values it (double
 Q-learning; ``double_q=False`` gives plain DQN, where the target network's maximum is the
-next value, as in Stable-Baselines3); the loss is the Huber loss of the TD error.
+next value, as in Stable-Baselines3); the loss, :meth:`DQN.loss`, is the Huber loss of the
+TD error.
 Exploration decays linearly from ``exploration_initial_eps`` to ``exploration_final_eps``
 over ``exploration_fraction`` of each ``learn`` call. Acting reads a NumPy view of the
 Q-network's weights, so an env step costs no torch call. A training round draws all its
 minibatches at once, values their next observations with the (fixed) target network in one
-pass, and by default computes the gradients by hand (:class:`DQNGradients`, equal to
-autograd's).
+pass, and, unless the loss is overridden, computes its gradients by hand
+(:class:`DQNGradients`, the ``"compiled"``/``"hand-written"`` backends, equal to autograd's).
 
 Example:
     >>> from palaestra.train.dqn import DQN

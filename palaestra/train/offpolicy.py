@@ -18,7 +18,29 @@ import numpy as np
 
 from palaestra.train._torch import require_torch
 from palaestra.train.core.agent import Agent
+from palaestra.train.core.optim import (  # here before the base layer; kept importable
+    AdamStep,
+    bind_grads,
+    clip_grad_norm,
+    flat_grads,
+    polyak_update,
+)
 from palaestra.train.diagnostics import check_finite_observations, check_finite_rewards
+
+__all__ = [
+    "NARROW_INPUT",
+    "AdamStep",
+    "OffPolicyAgent",
+    "ReplayBuffer",
+    "bind_grads",
+    "clip_grad_norm",
+    "flat_box_dim",
+    "flat_grads",
+    "linear_schedule",
+    "numpy_mlp",
+    "polyak_update",
+    "relu_mlp",
+]
 
 if TYPE_CHECKING:
     import torch

@@ -18,8 +18,9 @@ overhead. :class:`PPOGradients` therefore runs the step as:
 
 The loops may sum in another order than torch (as a BLAS does) but keep NaN and infinity,
 so the non-finite checks still fire. numba is the ``palaestra[fast]`` extra; without it
-(:func:`compiled_kernels` returns ``None``) PPO runs its torch fast path instead.
-``tests/train/test_fast_path.py`` checks this step against autograd on the same batch.
+(:func:`compiled_kernels` returns ``None``) PPO runs its ``"hand-written"`` torch backend
+instead. ``tests/train/test_backends.py`` checks this step against autograd on
+:meth:`PPO.loss <palaestra.train.ppo.PPO.loss>` on the same batch.
 
 Example:
     >>> from palaestra.train.distributions import CategoricalHead

@@ -6,9 +6,12 @@ includes the ``tanh`` change of variables (with Stable-Baselines3's ``1e-6`` ins
 logarithm). The entropy coefficient used in a gradient step's losses is its value before
 that step's update, as in Stable-Baselines3. The target critics follow by Polyak averaging,
 and the entropy coefficient is learned towards ``-dim(action)`` unless fixed.
-The actor's loss reads the critics through detached weights, so its backward pass does not
-compute critic weight gradients that would be thrown away. Acting reads NumPy views of the
-actor's weights.
+The losses are defined once, for autograd, as :meth:`SAC.critic_loss` and
+:meth:`SAC.actor_loss`; the actor's reads the critics through detached weights, so its
+backward pass does not compute critic weight gradients that would be thrown away. Unless a
+subclass overrides them, :class:`~palaestra.train.sac_gradients.SACGradients` computes the
+same gradients by hand (the ``"compiled"``/``"hand-written"`` backends). Acting reads NumPy
+views of the actor's weights.
 
 Example:
     >>> from palaestra.train.sac import SAC

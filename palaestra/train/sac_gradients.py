@@ -3,8 +3,10 @@
 :class:`SACGradients` computes the critics' and the actor's gradients of
 :class:`~palaestra.train.sac.SAC`'s losses into kept buffers; :func:`compiled_kernels` are
 the numba loops it runs around the 256-wide matrix products when numba is installed.
-``SACConfig.fast_path`` (on by default) makes :class:`~palaestra.train.sac.SAC` train
-through them; ``tests/train/test_sac_gradients.py`` checks both paths against autograd.
+They are SAC's hand-written backend (:mod:`palaestra.train.core.backend`), used where
+:class:`~palaestra.train.sac.SAC`'s own losses apply; ``tests/train/test_backends.py``
+checks whole updates against autograd on ``SAC.critic_loss``/``SAC.actor_loss``, and
+``tests/train/test_sac_gradients.py`` the pieces.
 
 Example:
     >>> from palaestra.train.sac_networks import SquashedGaussianActor, TwinCritic
