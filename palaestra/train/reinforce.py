@@ -192,6 +192,7 @@ class Reinforce:
         self.optimizer = torch.optim.Adam(self._parameters, lr=cfg.learning_rate)
         self.num_steps = 0
         self.num_episodes = 0
+        self.backend, self.backend_reason = "autograd", "REINFORCE has no hand-written backend"
         self._first_reset = True
 
     def learn(
