@@ -558,7 +558,7 @@ class PPO(Agent):
             with torch.no_grad():
                 measured = self._fast_gradients(*PPOBatch(*minibatch), measure=measure)
         else:
-            measured = self._autograd_gradients(PPOBatch(*minibatch))
+            measured = self._autograd_gradients(PPOBatch(*minibatch), measure)
         if self.config.check_finite and not math.isfinite(float(self._last_grad_norm)):
             raise NonFiniteError(
                 f"non-finite loss or gradient at update {self.num_updates + 1} (env step "
@@ -566,7 +566,7 @@ class PPO(Agent):
             )
         return measured if measured is not None else torch.zeros(len(self._stat_names))
 
-    def _autograd_gradients(self, batch: PPOBatch) -> Any:
+    def _autograd_gradients(self, batch: PPOBatch, measure: bool) -> Any:
         """Autograd on :meth:`loss`: backward, then clip the global gradient norm."""
         cfg = self.config
         loss, stats = self.loss(batch)
@@ -582,6 +582,8 @@ class PPO(Agent):
         if self.monitor is not None:
             self.monitor.check_update(loss, grad_norm, step=self.num_steps)
         self._stat_names = tuple(stats)
+        if not measure:
+            return None
         return torch.stack([value.reshape(()) for value in stats.values()])
 
     @torch.no_grad()
