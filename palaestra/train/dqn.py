@@ -145,6 +145,10 @@ class DQNBatch(NamedTuple):
         next_observations: ``(batch, obs_dim)``.
         next_target_values: the target network's Q-values of the next observations,
             ``(batch, n_actions)``.
+
+    Example:
+        >>> DQNBatch(*range(6)).discounts
+        3
     """
 
     observations: Any

@@ -76,7 +76,13 @@ class Policy(Protocol):
 
 @runtime_checkable
 class DeterministicPolicy(Protocol):
-    """Optional: the most likely action (``predict(deterministic=True)`` uses it)."""
+    """Optional: the most likely action (``predict(deterministic=True)`` uses it).
+
+    Example:
+        >>> from palaestra.spaces import Box, Discrete
+        >>> isinstance(make_policy("MlpPolicy", Box(-1, 1, (4,)), Discrete(2)), DeterministicPolicy)
+        True
+    """
 
     def get_action(self, obs: Any, deterministic: bool = False) -> torch.Tensor:
         """Return an action per observation, the most likely one when ``deterministic``."""
@@ -85,7 +91,12 @@ class DeterministicPolicy(Protocol):
 
 @runtime_checkable
 class ValueSampler(Protocol):
-    """Optional: a cheaper sample while collecting rollouts."""
+    """Optional: a cheaper sample while collecting rollouts.
+
+    Example:
+        >>> isinstance(torch.nn.Linear(2, 2), ValueSampler)
+        False
+    """
 
     def act_with_value(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Return ``(action, log_prob, value)`` of a sampled action."""
@@ -94,7 +105,13 @@ class ValueSampler(Protocol):
 
 @runtime_checkable
 class NumPyActor(Protocol):
-    """Optional: the rollout sample with NumPy arrays in and out (no torch call per step)."""
+    """Optional: the rollout sample with NumPy arrays in and out (no torch call per step).
+
+    Example:
+        >>> from palaestra.spaces import Box, Discrete
+        >>> isinstance(make_policy("MlpPolicy", Box(-1, 1, (4,)), Discrete(2)), NumPyActor)
+        True
+    """
 
     def act_numpy(self, obs: np.ndarray, rng: np.random.Generator) -> tuple[Any, ...] | None:
         """Return ``(action, env_action, log_prob, value)``, or ``None`` where it cannot."""
@@ -103,7 +120,13 @@ class NumPyActor(Protocol):
 
 @runtime_checkable
 class ActionConverter(Protocol):
-    """Optional: turning a batch of actions into env actions."""
+    """Optional: turning a batch of actions into env actions.
+
+    Example:
+        >>> from palaestra.spaces import Box, Discrete
+        >>> isinstance(make_policy("MlpPolicy", Box(-1, 1, (4,)), Discrete(2)), ActionConverter)
+        True
+    """
 
     def to_env(self, action: torch.Tensor) -> np.ndarray:
         """Return env actions for a batch of policy actions."""

@@ -185,6 +185,10 @@ class PPOBatch(NamedTuple):
         advantages: GAE advantages (already normalized when the rollout fits in one
             minibatch; :meth:`PPO.loss` normalizes the others).
         returns: value targets (advantages plus old values).
+
+    Example:
+        >>> PPOBatch(*range(6)).advantages
+        4
     """
 
     observations: Any

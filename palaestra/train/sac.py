@@ -117,6 +117,10 @@ class SACBatch(NamedTuple):
         rewards: ``(batch,)``.
         next_observations: ``(batch, obs_dim)``.
         discounts: ``gamma * (1 - terminated)``, ``(batch,)``.
+
+    Example:
+        >>> SACBatch(*range(5)).next_observations
+        3
     """
 
     observations: Any

@@ -96,6 +96,12 @@ class Agent:
         history: every statistics row of every ``learn`` call.
         num_steps: env steps taken (over all sub-envs).
         num_updates: updates (gradient steps) taken.
+
+    Example:
+        >>> from palaestra.train.dqn import DQN
+        >>> agent = DQN("MlpPolicy", "CartPole-v1", hidden_sizes=(8,), fast_path=False)
+        >>> agent.learn(8, progress_bar=False) is agent, agent.num_steps, agent.backend
+        (True, 8, 'autograd')
     """
 
     algo: ClassVar[str] = ""
