@@ -190,6 +190,7 @@ ABOVE_THE_BASE_LAYER = {
     "palaestra.train.sac",
     "palaestra.train.reinforce",
     "palaestra.train.offpolicy",
+    "palaestra.train.onpolicy",
     "palaestra.train.runner",
     "palaestra.train.evaluation",
     "palaestra.train.metrics",
