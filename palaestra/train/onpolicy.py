@@ -437,6 +437,7 @@ def policy_actor(state: dict[str, Any], observation_space: Any, action_space: An
             ``PPO.load(path, policy=module)``).
 
     Example:
+        >>> from palaestra.train.ppo import PPO
         >>> agent = PPO("MlpPolicy", "CartPole-v1", num_envs=1, n_steps=4, batch_size=4)
         >>> actor = policy_actor(agent.state(), agent.observation_space, agent.action_space)
         >>> actor.act(np.zeros((2, 4), np.float32), True).shape
