@@ -4,6 +4,9 @@ The graph has an edge ``a -> b`` for every ``import``/``from ... import`` at mod
 ``a`` (inside ``if TYPE_CHECKING:`` and ``try:`` blocks too, not inside functions) that names
 module ``b`` of palaestra. Importing a submodule also runs its package's ``__init__``; that
 implicit edge is left out, as in every static import graph.
+
+``palaestra.train`` is held to more: no cycle even counting the imports made inside
+functions, and its base layer (``palaestra.train.core``) imports no module above it.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,10 +48,20 @@ def module_level_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFr
                 statements.extend(handler.body)
 
 
-def imported_modules(name: str, path: Path, is_package: bool, modules: dict) -> set[str]:
+def every_import(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement of a module, the ones inside functions and classes too."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+
+
+def imported_modules(
+    name: str, path: Path, is_package: bool, modules: dict, walk: Any = None
+) -> set[str]:
     package = name if is_package else name.rpartition(".")[0]
     found = set()
-    for statement in module_level_imports(ast.parse(path.read_text(encoding="utf-8"))):
+    statements = (walk or module_level_imports)(ast.parse(path.read_text(encoding="utf-8")))
+    for statement in statements:
         if isinstance(statement, ast.Import):
             found.update(alias.name for alias in statement.names if alias.name in modules)
             continue
@@ -64,10 +78,10 @@ def imported_modules(name: str, path: Path, is_package: bool, modules: dict) -> 
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(walk: Any = None) -> dict[str, set[str]]:
     modules = module_files()
     return {
-        name: imported_modules(name, path, is_package, modules)
+        name: imported_modules(name, path, is_package, modules, walk)
         for name, (path, is_package) in modules.items()
     }
 
@@ -112,6 +126,17 @@ def graph():
     return import_graph()
 
 
+@pytest.fixture(scope="module")
+def train_graph():
+    """The import graph of ``palaestra.train`` counting the imports inside functions."""
+    full = import_graph(walk=every_import)
+    return {
+        module: {target for target in targets if target.startswith("palaestra.train")}
+        for module, targets in full.items()
+        if module.startswith("palaestra.train")
+    }
+
+
 def test_the_walk_sees_type_checking_imports(graph):
     assert "palaestra.env_spec" in graph["palaestra.core"]
 
@@ -144,3 +169,43 @@ def test_the_spaces_import_the_vector_helpers_in_one_place():
         if "from palaestra.vector import utils" in path.read_text(encoding="utf-8")
     ]
     assert mentions == ["_vector_utils.py"]
+
+
+def test_the_full_walk_sees_imports_inside_functions(train_graph):
+    # ppo_gradients imports its numba kernels inside a function only.
+    assert "palaestra.train._ppo_kernels" in train_graph["palaestra.train.ppo_gradients"]
+
+
+def test_train_has_no_import_cycle_counting_imports_inside_functions(train_graph):
+    found = cycles(train_graph)
+    edges = [
+        {module: sorted(train_graph[module] & set(found_)) for module in found_} for found_ in found
+    ]
+    assert found == [], f"import cycles in palaestra.train, with their edges: {edges}"
+
+
+ABOVE_THE_BASE_LAYER = {
+    "palaestra.train.ppo",
+    "palaestra.train.dqn",
+    "palaestra.train.sac",
+    "palaestra.train.reinforce",
+    "palaestra.train.offpolicy",
+    "palaestra.train.onpolicy",
+    "palaestra.train.runner",
+    "palaestra.train.evaluation",
+    "palaestra.train.metrics",
+}
+
+
+def test_the_train_base_layer_imports_no_algorithm_and_not_the_runner(train_graph):
+    core = {module: targets for module, targets in train_graph.items() if ".train.core" in module}
+    assert len(core) >= 6
+    assert {module: targets & ABOVE_THE_BASE_LAYER for module, targets in core.items()} == {
+        module: set() for module in core
+    }
+
+
+def test_the_runner_and_checkpoints_name_no_algorithm_module(train_graph):
+    algorithms = {"palaestra.train.ppo", "palaestra.train.dqn", "palaestra.train.sac"}
+    for module in ("palaestra.train.runner", "palaestra.train.checkpoint"):
+        assert train_graph[module] & (algorithms | {"palaestra.train.reinforce"}) == set()

@@ -30,8 +30,10 @@ from typing import Any
 
 from palaestra import error
 from palaestra.cli._arguments import positive_float, positive_int
+from palaestra.train.core import registry
 
-ALGORITHMS = ("ppo", "dqn", "sac", "reinforce")
+ALGORITHMS = registry.names()
+"""The algorithms registered when the command line was imported (``--algo`` takes these)."""
 INTERRUPTED = 130
 STARTUP_INTERRUPTED = (
     "interrupted during start-up, before training began; no checkpoint was written."
@@ -122,7 +124,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         nargs="?",
         help="a registered id, e.g. CartPole-v1 (or module:Env-v0); not with --resume",
     )
-    parser.add_argument("--algo", choices=ALGORITHMS, default="ppo", help="default: ppo")
+    parser.add_argument("--algo", choices=registry.names(), default="ppo", help="default: ppo")
     parser.add_argument(
         "--steps", type=positive_int, default=None, metavar="N", help="env-step budget"
     )

@@ -11,13 +11,18 @@ members are imported on first access, so ``import palaestra.train`` itself is ch
   epsilon schedule; :class:`SAC` / :class:`SACConfig`: soft actor-critic with twin critics,
   automatic entropy tuning and a tanh-squashed Gaussian.
 - :class:`Reinforce` / :class:`ReinforceConfig`: Monte-Carlo policy gradient.
-- An SB3-shaped API: ``Algo(policy, env_or_id, **hyper_parameters)``, ``.learn``,
+- An SB3-shaped API: ``Algo(policy, env_or_id, **hyper_parameters)``, ``.learn`` (returns
+  the agent; the statistics are in ``.history``),
   ``.predict`` (one observation or a batch), ``.save`` / ``Algo.load``; defaults are the
   env's preset (:mod:`palaestra.train.presets`), the same ``palaestra train`` uses.
 - :func:`evaluate`, :func:`save_agent`, :func:`load_policy`: evaluation and checkpoints
   (atomic saves; loading never imports code named in a file).
 - :class:`DiagnosticsWrapper`, :class:`TrainingMonitor`: failure-mode detection.
 - :func:`run_training`: everything ``palaestra train`` does.
+- :mod:`palaestra.train.core`: the base layer the algorithms are built on (the
+  :class:`~palaestra.train.core.agent.Agent` skeleton, the shared
+  :class:`~palaestra.train.core.config.CommonConfig`, the algorithm registry); each
+  algorithm's loss is one method (``PPO.loss``, ...) that a subclass may override.
 
 Troubleshooting checklist (each item is a check of :mod:`palaestra.train.diagnostics`):
 
@@ -33,7 +38,7 @@ Troubleshooting checklist (each item is a check of :mod:`palaestra.train.diagnos
 Example:
     >>> from palaestra.train import PPO
     >>> agent = PPO("MlpPolicy", "CartPole-v1", num_envs=2, n_steps=8, batch_size=16)
-    >>> agent.learn(total_timesteps=16, progress_bar=False)[-1]["steps"]
+    >>> agent.learn(total_timesteps=16, progress_bar=False).history[-1]["steps"]
     16
 """
 
@@ -49,6 +54,7 @@ _LOCATIONS = {
     "CheckpointError": "checkpoint",
     "NonFiniteError": "diagnostics",
     "ActorCriticPolicy": "policies",
+    "Policy": "policies",
     "make_policy": "policies",
     "Reinforce": "reinforce",
     "ReinforceConfig": "reinforce",

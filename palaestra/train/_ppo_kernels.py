@@ -14,9 +14,11 @@ Example:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+numba: Any
 try:
     import numba
 except ImportError:  # pragma: no cover - the fast extra is not installed

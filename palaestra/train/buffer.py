@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from palaestra.train._torch import require_torch
 from palaestra.train.returns import gae_advantages
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 
 class RolloutBuffer:
@@ -40,6 +43,10 @@ class RolloutBuffer:
         >>> buffer.observations.shape, buffer.actions.dtype
         ((4, 2, 3), dtype('int64'))
     """
+
+    log_probs: np.ndarray
+    values: np.ndarray
+    """Per-step log-probabilities and values, where the trainer allocates them."""
 
     def __init__(
         self,
@@ -113,6 +120,7 @@ def allocate_like(space: Any, leading: tuple[int, ...]) -> Any:
     if kind == "Tuple":
         return tuple(allocate_like(sub, leading) for sub in space.spaces)
     dtype = np.dtype(getattr(space, "dtype", None) or np.float32)
+    stored: type[np.generic]
     if dtype == np.uint8:
         stored = np.uint8
     elif dtype.kind in "iub":

@@ -32,15 +32,20 @@ import shutil
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from palaestra import error
 from palaestra.train._torch import require_torch
+from palaestra.train.core import registry as algorithms
+from palaestra.train.core.predict import predict_with
 from palaestra.train.envs import load_normalization_state
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 FORMAT = "palaestra-checkpoint"
 FORMAT_VERSION = 2
@@ -312,10 +317,7 @@ class TrainedPolicy:
 
     def predict(self, observations: Any, deterministic: bool = True) -> np.ndarray:
         """Env actions for one observation or a batch (normalized as :meth:`make_env` does)."""
-        from palaestra.train.ppo import predict_with
-
-        with torch.no_grad():
-            return predict_with(self.actor, observations, self.observation_space, deterministic)
+        return predict_with(self.actor, observations, self.observation_space, deterministic)
 
     def make_env(self, num_envs: int = 1, **kwargs: Any) -> Any:
         """Make a vector env of the trained env id with the saved observation normalization.
@@ -396,20 +398,11 @@ def _build_actor(state: dict[str, Any], observation_space: Any, action_space: An
     algo = state["algo"]
     config = state["config"]
     try:
-        if algo == "ppo" and "policy" in state:
-            return _ppo_actor(state, observation_space, action_space)
-        if algo == "ppo":
-            return _legacy_ppo_actor(state, observation_space, action_space)
-        if algo == "reinforce":
-            return _reinforce_actor(state, observation_space, action_space)
-        if algo == "dqn":
-            from palaestra.train.dqn import dqn_actor
-
-            return dqn_actor(state, observation_space, action_space)
-        if algo == "sac":
-            from palaestra.train.sac import sac_actor
-
-            return sac_actor(state, observation_space, action_space)
+        entry = algorithms.get(algo)
+    except ValueError:
+        raise CheckpointError(f"checkpoint holds an unknown algorithm {algo!r}.") from None
+    try:
+        return entry.build_actor(state, observation_space, action_space)
     except (RuntimeError, KeyError, TypeError, ValueError) as exc:
         failure = CheckpointError(
             f"checkpoint weights do not fit {algo} on {state.get('env_id')} with "
@@ -417,7 +410,6 @@ def _build_actor(state: dict[str, Any], observation_space: Any, action_space: An
         )
         failure.problem = _load_problem(exc)
         raise failure from None
-    raise CheckpointError(f"checkpoint holds an unknown algorithm {algo!r}.")
 
 
 def _short(config: Any) -> str:
@@ -434,77 +426,6 @@ def _load_problem(exc: BaseException) -> str:
         if details:
             return details[0].replace("torch.Size([", "(").replace("])", ")").rstrip(".")
     return _one_line(exc)
-
-
-class _HeadActor:
-    def __init__(self, network: Any, head: Any, flatten: bool = True):
-        self.network, self.head, self.flatten = network, head, flatten
-
-    def act(self, observations: Any, deterministic: bool) -> np.ndarray:
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-        outputs = self.network(obs.reshape(len(obs), -1))
-        if isinstance(outputs, tuple):
-            outputs = outputs[0]
-        actions = self.head.mode(outputs) if deterministic else self.head.sample(outputs)[0]
-        return self.head.to_env(actions)
-
-
-def _ppo_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
-    from palaestra.train.policies import POLICY_NAMES, make_policy
-    from palaestra.train.ppo import _PolicyActor
-
-    config = state["config"]
-    name = state["policy"]
-    if name not in POLICY_NAMES:
-        raise ValueError(
-            f"it holds a custom policy ({name}); load it with PPO.load(path, policy=module)"
-        )
-    hidden = config.get("hidden_sizes")
-    policy = make_policy(
-        name,
-        observation_space,
-        action_space,
-        hidden_sizes=tuple(hidden) if hidden is not None else None,
-        squash=config.get("squash", False),
-        log_std_init=config.get("log_std_init", 0.0),
-        features_dim=config.get("features_dim", 512),
-    )
-    policy.load_state_dict(state["model"])
-    policy.eval()
-    return _PolicyActor(policy, torch.device("cpu"), action_space)
-
-
-def _legacy_ppo_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
-    from palaestra.train.distributions import make_head
-    from palaestra.train.networks import ActorCritic
-
-    config = state["config"]
-    head = make_head(action_space, squash=config["squash"])
-    head.load_state_dict(state["head"])
-    network = ActorCritic(
-        int(np.prod(observation_space.shape)), head.num_outputs, tuple(config["hidden_sizes"])
-    )
-    network.load_state_dict(state["model"])
-    network.eval()
-    return _HeadActor(network, head)
-
-
-def _reinforce_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
-    from palaestra.train.distributions import make_head
-    from palaestra.train.networks import PolicyNetwork
-
-    config = state["config"]
-    head = make_head(action_space, squash=config["squash"])
-    head.load_state_dict(state["head"])
-    network = PolicyNetwork(
-        int(np.prod(observation_space.shape)),
-        head.num_outputs,
-        config["hidden_dim"],
-        config["dropout"],
-    )
-    network.load_state_dict(state["model"])
-    network.eval()
-    return _HeadActor(network, head)
 
 
 def load_policy(path: str | os.PathLike, allow_import: bool = False) -> TrainedPolicy:

@@ -35,6 +35,7 @@ import math
 import threading
 import time
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -45,7 +46,9 @@ from palaestra.vector import VectorEnv, VectorWrapper
 
 # numpy 2 writes scalars as ``np.float64(inf)``; the messages show values as numbers (``inf``),
 # as numpy 1 did, and arrays as ``array([nan], dtype=float32)`` either way.
-_PLAIN_SCALARS = {"legacy": "1.25"} if int(np.__version__.split(".")[0]) >= 2 else {}
+_PLAIN_SCALARS: dict[str, Any] = (
+    {"legacy": "1.25"} if int(np.__version__.split(".")[0]) >= 2 else {}
+)
 
 
 def _shown(value: Any) -> str:
@@ -175,6 +178,7 @@ def check_finite_observations(observations: Any, step: int, batched: bool = True
 
 def _leaves(value: Any, name: str) -> list[tuple[str, Any]]:
     """``(name, array)`` for each array of a (possibly nested Dict/Tuple) observation."""
+    items: Iterable[tuple[Any, Any]]
     if isinstance(value, dict):
         items = value.items()
     elif isinstance(value, tuple):
@@ -290,6 +294,8 @@ class DiagnosticsWrapper(Wrapper):
         'VectorDiagnosticsWrapper'
     """
 
+    env: Any  # the wrapped env (typed loosely: any env or vector env)
+
     def __new__(cls, env: Any, *args: Any, **kwargs: Any) -> Any:
         """Build a :class:`VectorDiagnosticsWrapper` instead when ``env`` is a vector env."""
         if cls is DiagnosticsWrapper and isinstance(env, VectorEnv):
@@ -357,6 +363,8 @@ class VectorDiagnosticsWrapper(VectorWrapper):
         ...     print(str(problem).splitlines()[0])
         action out of space at step 1 in sub-env 1: 7 is not in Discrete(2).
     """
+
+    env: Any  # the wrapped env (typed loosely: any env or vector env)
 
     def __init__(self, env: Any, on_problem: str = "raise", step_timeout: float | None = None):
         super().__init__(env)

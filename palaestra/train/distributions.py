@@ -10,13 +10,16 @@ the small batches of RL.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from palaestra.train._torch import require_torch
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 nn = torch.nn
 F = torch.nn.functional
 
@@ -143,6 +146,9 @@ class GaussianHead(nn.Module):
         array([[2.]], dtype=float32)
     """
 
+    low: torch.Tensor
+    high: torch.Tensor
+
     def __init__(self, low: np.ndarray, high: np.ndarray, log_std_init: float = 0.0):
         super().__init__()
         self.register_buffer("low", torch.as_tensor(low, dtype=torch.float32))
@@ -171,7 +177,7 @@ class GaussianHead(nn.Module):
 
     def evaluate(
         self, mean: torch.Tensor, actions: torch.Tensor, with_entropy: bool = True
-    ) -> tuple[torch.Tensor, ...]:
+    ) -> tuple[Any, ...]:
         """``(log_probs, entropy, cache)``; ``cache`` feeds :meth:`output_gradient`.
 
         The entropy is cheap here and always computed; ``with_entropy`` is accepted for a
@@ -382,7 +388,7 @@ class BernoulliHead(nn.Module):
         return values.reshape(len(values), *self.shape)
 
 
-def make_head(action_space: Any, squash: bool = False) -> nn.Module:
+def make_head(action_space: Any, squash: bool = False) -> Any:
     """Choose the action head that fits ``action_space``.
 
     Args:

@@ -2,19 +2,20 @@
 
 The online network picks the next action and the target network values it (double
 Q-learning; ``double_q=False`` gives plain DQN, where the target network's maximum is the
-next value, as in Stable-Baselines3); the loss is the Huber loss of the TD error.
+next value, as in Stable-Baselines3); the loss, :meth:`DQN.loss`, is the Huber loss of the
+TD error.
 Exploration decays linearly from ``exploration_initial_eps`` to ``exploration_final_eps``
 over ``exploration_fraction`` of each ``learn`` call. Acting reads a NumPy view of the
 Q-network's weights, so an env step costs no torch call. A training round draws all its
 minibatches at once, values their next observations with the (fixed) target network in one
-pass, and by default computes the gradients by hand (:class:`DQNGradients`, equal to
-autograd's).
+pass, and, unless the loss is overridden, computes its gradients by hand
+(:class:`DQNGradients`, the ``"compiled"``/``"hand-written"`` backends, equal to autograd's).
 
 Example:
     >>> from palaestra.train.dqn import DQN
     >>> agent = DQN("MlpPolicy", "CartPole-v1", learning_starts=32, train_freq=4,
     ...             gradient_steps=1, batch_size=16, hidden_sizes=(16,))
-    >>> _ = agent.learn(100, progress_bar=False)
+    >>> agent = agent.learn(100, progress_bar=False)
     >>> agent.num_steps, agent.predict(np.zeros(4, np.float32)).shape
     (100, ())
 """
@@ -24,82 +25,102 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from palaestra.train._mlp_kernels import COMPILED_INPUT, compiled_kernels, numba_installed
 from palaestra.train._torch import require_torch
-from palaestra.train.distributions import is_discrete
-from palaestra.train.offpolicy import (
-    NARROW_INPUT,
+from palaestra.train.core.backend import AUTOGRAD, BackendChoice, choose_backend, overridden_methods
+from palaestra.train.core.config import CommonConfig
+from palaestra.train.core.optim import (
     AdamStep,
-    OffPolicyAgent,
-    ReplayBuffer,
     bind_grads,
     clip_grad_norm,
     flat_grads,
+    polyak_update,
+    private_torch_apis,
+)
+from palaestra.train.distributions import is_discrete
+from palaestra.train.offpolicy import (
+    NARROW_INPUT,
+    OffPolicyAgent,
+    ReplayBuffer,
     linear_schedule,
     numpy_mlp,
-    polyak_update,
     relu_mlp,
 )
 
-torch = require_torch()
+__all__ = [
+    "COMPILED_INPUT",
+    "DQN",
+    "STATISTICS",
+    "ChunkedTargetValues",
+    "DQNBatch",
+    "DQNConfig",
+    "DQNGradients",
+    "compiled_kernels",
+    "dqn_actor",
+    "huber",
+]
+
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 F = torch.nn.functional
 
 
+STATISTICS = ("loss", "q_loss")
+"""The statistics :meth:`DQN.loss` returns (every backend reports the same)."""
+
+
 @dataclasses.dataclass
-class DQNConfig:
+class DQNConfig(CommonConfig):
     """Hyper-parameters of :class:`DQN` (Stable-Baselines3's defaults unless noted).
 
-    ``DQN(policy, "CartPole-v1")`` starts from the env's preset instead (rl-zoo's tuned set
-    for CartPole), as ``palaestra train --algo dqn`` does.
+    The shared fields are documented on :class:`~palaestra.train.core.config.CommonConfig`
+    (here ``fast_path=True``, the default, takes the hand-written backend wherever it
+    applies; ``False`` trains with autograd). ``DQN(policy, "CartPole-v1")`` starts from
+    the env's preset instead (rl-zoo's tuned set for CartPole), as ``palaestra train
+    --algo dqn`` does.
 
     Attributes:
-        num_envs: sub-envs stepped together.
-        learning_rate: Adam step size.
         buffer_size: transitions the replay buffer keeps.
         learning_starts: env steps before the first gradient step.
-        batch_size: transitions per gradient step.
         tau: target-network update rate (1 copies the weights).
-        gamma: discount factor.
         train_freq: vector steps between training rounds.
         gradient_steps: gradient steps per training round.
         target_update_interval: env steps between target-network updates.
         exploration_fraction: share of each ``learn`` call over which epsilon decays.
         exploration_initial_eps: epsilon at the start.
         exploration_final_eps: epsilon after the decay.
-        max_grad_norm: global gradient-norm clipping threshold.
+        max_grad_norm: global gradient-norm clipping threshold (``math.inf``: none).
         double_q: pick the next action with the online network and value it with the
             target network (double DQN); ``False`` values it with the target network's
             maximum (plain DQN, Stable-Baselines3's algorithm).
-        fast_path: compute the gradients by hand (no autograd graph; with ``double_q``
-            one forward pass over each minibatch's observations and next observations);
-            equal to the autograd path on the same batch (see :class:`DQNGradients`).
-        hidden_sizes: hidden widths of the ReLU Q-network.
         log_interval: env steps between statistics rows (and callback calls).
-        check_finite: stop at the first non-finite observation, reward, loss or gradient.
-        normalize_observation: wrap the env in ``NormalizeObservation``.
-        normalize_reward: wrap the env in ``NormalizeReward``.
-        seed: seeds torch, NumPy and the env.
-        device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
-        torch_threads: intra-op threads for torch on the CPU.
-        window: episodes in the reported rolling mean of returns.
-        diagnostics: check every env step and update (slower).
-        step_timeout: seconds one env step may take.
 
     Example:
         >>> DQNConfig().target_update_interval
         10000
     """
 
-    num_envs: int = 1
+    positive_numbers = ("max_grad_norm",)
+    positive_ints = (
+        "num_envs",
+        "buffer_size",
+        "batch_size",
+        "train_freq",
+        "gradient_steps",
+        "window",
+    )
+
     learning_rate: float = 1e-4
     buffer_size: int = 1_000_000
     learning_starts: int = 100
     batch_size: int = 32
     tau: float = 1.0
-    gamma: float = 0.99
     train_freq: int = 4
     gradient_steps: int = 1
     target_update_interval: int = 10_000
@@ -108,27 +129,34 @@ class DQNConfig:
     exploration_final_eps: float = 0.05
     max_grad_norm: float = 10.0
     double_q: bool = True
-    fast_path: bool = True
-    hidden_sizes: tuple[int, ...] = (64, 64)
+    fast_path: bool | None = True
+    hidden_sizes: tuple[int, ...] | None = (64, 64)
     log_interval: int = 1000
-    check_finite: bool = True
-    normalize_observation: bool = False
-    normalize_reward: bool = False
-    seed: int | None = 0
-    device: str = "cpu"
-    torch_threads: int = 1
-    window: int = 100
-    diagnostics: bool = False
-    step_timeout: float | None = None
 
-    def __post_init__(self) -> None:
-        for name in ("num_envs", "buffer_size", "batch_size", "train_freq", "gradient_steps"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"DQNConfig.{name} must be a positive int, got {value!r}.")
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}.")
-        self.hidden_sizes = tuple(self.hidden_sizes)
+
+class DQNBatch(NamedTuple):
+    """One minibatch of DQN's training data.
+
+    Attributes:
+        observations: ``(batch, obs_dim)``.
+        actions: the actions taken, ``(batch, 1)`` int64 (indices from 0).
+        rewards: ``(batch,)``.
+        discounts: ``gamma * (1 - terminated)``, ``(batch,)``.
+        next_observations: ``(batch, obs_dim)``.
+        next_target_values: the target network's Q-values of the next observations,
+            ``(batch, n_actions)``.
+
+    Example:
+        >>> DQNBatch(*range(6)).discounts
+        3
+    """
+
+    observations: Any
+    actions: Any
+    rewards: Any
+    discounts: Any
+    next_observations: Any
+    next_target_values: Any
 
 
 class DQN(OffPolicyAgent):
@@ -162,8 +190,8 @@ class DQN(OffPolicyAgent):
             )
         self.n_actions = int(self.action_space.n)
         self.action_start = int(self.action_space.start)
-        self.q_net = relu_mlp(self.obs_dim, cfg.hidden_sizes, self.n_actions).to(self.device)
-        self.target_net = relu_mlp(self.obs_dim, cfg.hidden_sizes, self.n_actions)
+        self.q_net = relu_mlp(self.obs_dim, cfg.hidden_sizes or (), self.n_actions).to(self.device)
+        self.target_net = relu_mlp(self.obs_dim, cfg.hidden_sizes or (), self.n_actions)
         self.target_net.load_state_dict(self.q_net.state_dict())
         self.target_net.to(self.device).requires_grad_(False)
         self._parameters = list(self.q_net.parameters())
@@ -180,6 +208,24 @@ class DQN(OffPolicyAgent):
         # agent that only acts).
         self._gradients: DQNGradients | None = None
         self._target_values: ChunkedTargetValues | None = None
+        self._use_backend(self._choose_backend())
+
+    def _choose_backend(self) -> BackendChoice:
+        """Choose :class:`DQNGradients` where it equals :meth:`loss`, else autograd."""
+        reasons = [
+            f"{type(self).__name__}.{name} overrides DQN's"
+            for name in overridden_methods(self, DQN, ["loss"])
+        ]
+        if not private_torch_apis():
+            reasons.append(f"torch {torch.__version__} is not a release it was tested with")
+        wanted = None if self.config.fast_path else False
+        choice = choose_backend("hand-written", reasons, wanted)
+        if choice.name == AUTOGRAD:
+            return choice
+        on_cpu = self.device.type == "cpu" and bool(self.config.hidden_sizes)
+        if on_cpu and numba_installed():
+            return BackendChoice("compiled", f"{choice.reason}; numba's compiled loops")
+        return BackendChoice(choice.name, f"{choice.reason}; torch operations")
 
     def epsilon(self, progress: float) -> float:
         """Return the exploration rate after ``progress`` (0..1) of a ``learn`` call."""
@@ -234,30 +280,70 @@ class DQN(OffPolicyAgent):
         obs, actions, rewards, next_obs, terminated = self.buffer.sample_batches(
             steps, cfg.batch_size, self.rng, self.device
         )
-        if self._target_values is None:  # fast_path=False: torch operations only
-            compiled = None if cfg.fast_path else False
+        if self._target_values is None:  # the kernels only for the compiled backend
+            compiled = None if self.backend == "compiled" else False
             self._target_values = ChunkedTargetValues(self._target_parameters, compiled=compiled)
         with torch.no_grad():
             next_target = self._target_values(next_obs)
             discount = (1.0 - terminated).mul_(cfg.gamma)
         actions = actions.unsqueeze(-1)
-        if cfg.fast_path:
+        if self.backend != AUTOGRAD:
             mean_loss = self._fast_round(obs, actions, rewards, discount, next_obs, next_target)
+            means = dict.fromkeys(STATISTICS, mean_loss)
         else:
-            losses = []
+            rows = []
             for i in range(steps):
-                loss = self._autograd_step(
+                batch = DQNBatch(
                     obs[i], actions[i], rewards[i], discount[i], next_obs[i], next_target[i]
                 )
+                loss, stats = self.loss(batch)
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
                 self._finish_update(loss, clip_grad_norm(self._parameters, cfg.max_grad_norm))
-                losses.append(loss.detach())
-            mean_loss = float(torch.stack(losses).mean())
+                rows.append(torch.stack([value.reshape(()) for value in stats.values()]))
+            means = dict(zip(stats, torch.stack(rows).mean(0).tolist()))
         self._last = {
-            "loss": mean_loss,
-            "q_loss": mean_loss,
+            **means,
             "exploration_rate": self._exploration,
             "learning_rate": cfg.learning_rate,
         }
+
+    def loss(self, batch: DQNBatch) -> tuple[Any, dict[str, Any]]:
+        """DQN's loss on one minibatch, for autograd: the definition every backend follows.
+
+        The Huber loss (``smooth_l1_loss``) of ``Q(obs)[action]`` against the TD target
+        ``reward + discount * next_value``, where the next value is
+        ``Q_target(next)[argmax Q(next)]`` with ``double_q`` and ``max Q_target(next)``
+        without; the target carries no gradient. Override it in a subclass to change the
+        objective (the hand-written backend then steps aside).
+
+        Args:
+            batch: the minibatch.
+
+        Returns:
+            ``(loss, stats)``: the scalar loss and a dict of detached scalar tensors,
+            :data:`STATISTICS` in that order (an override may add more).
+
+        Example:
+            >>> agent = DQN("MlpPolicy", "CartPole-v1", hidden_sizes=(8,))
+            >>> batch = DQNBatch(torch.zeros(2, 4), torch.zeros(2, 1, dtype=torch.long),
+            ...                  torch.ones(2), torch.full((2,), 0.99), torch.zeros(2, 4),
+            ...                  torch.zeros(2, 2))
+            >>> loss, stats = agent.loss(batch)
+            >>> tuple(stats) == STATISTICS
+            True
+        """
+        with torch.no_grad():
+            if self.config.double_q:
+                best = self.q_net(batch.next_observations).argmax(-1, keepdim=True)
+                next_q = batch.next_target_values.gather(-1, best).squeeze(-1)
+            else:
+                next_q = batch.next_target_values.max(-1).values
+            target = torch.addcmul(batch.rewards, batch.discounts, next_q)
+        q = self.q_net(batch.observations).gather(-1, batch.actions).squeeze(-1)
+        loss = F.smooth_l1_loss(q, target)
+        detached = loss.detach()
+        return loss, {"loss": detached, "q_loss": detached}
 
     def _finish_update(self, loss: Any, grad_norm: Any) -> None:
         self.num_updates += 1
@@ -273,10 +359,11 @@ class DQN(OffPolicyAgent):
         next_obs: Any,
         next_target: Any,
     ) -> float:
-        """Run the round's updates with :class:`DQNGradients`; return the mean Huber loss."""
+        """Run the round's updates through the hand-written backend; return the mean loss."""
         cfg = self.config
         if self._gradients is None:
-            self._gradients = DQNGradients(self._parameters, cfg.double_q)
+            compiled = None if self.backend == "compiled" else False
+            self._gradients = DQNGradients(self._parameters, cfg.double_q, compiled)
         gradients = self._gradients
         # Contiguous once per round, so no minibatch needs a copy of its own.
         if cfg.double_q:
@@ -300,29 +387,6 @@ class DQN(OffPolicyAgent):
                 adam_step()
         return float(huber(errors))
 
-    def _autograd_step(
-        self,
-        obs: Any,
-        actions: Any,
-        rewards: Any,
-        discount: Any,
-        next_obs: Any,
-        next_target: Any,
-    ) -> Any:
-        """Huber TD loss of one minibatch, its gradients left in ``.grad`` by autograd."""
-        with torch.no_grad():
-            if self.config.double_q:
-                best = self.q_net(next_obs).argmax(-1, keepdim=True)
-                next_q = next_target.gather(-1, best).squeeze(-1)
-            else:
-                next_q = next_target.max(-1).values
-            target = torch.addcmul(rewards, discount, next_q)
-        q = self.q_net(obs).gather(-1, actions).squeeze(-1)
-        loss = F.smooth_l1_loss(q, target)
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        return loss
-
     def _networks_state(self) -> dict[str, Any]:
         return {
             "model": self.q_net.state_dict(),
@@ -337,11 +401,6 @@ class DQN(OffPolicyAgent):
             self.optimizer.load_state_dict(state["optimizer"])
 
 
-COMPILED_INPUT = 16
-"""Observation sizes up to which the compiled kernels run the first layer (see
-:func:`compiled_kernels`)."""
-
-
 def huber(errors: Any) -> Any:
     """Mean Huber loss (``smooth_l1_loss`` with beta 1) of TD errors ``q - target``.
 
@@ -350,156 +409,6 @@ def huber(errors: Any) -> Any:
         1.3125
     """
     return F.smooth_l1_loss(errors, torch.zeros_like(errors))
-
-
-_KERNELS: dict[str, Any] = {}
-
-
-def compiled_kernels() -> Any:
-    """Return the numba kernels of the DQN fast path, or ``None`` without numba.
-
-    Three loops replace the small torch operations around the 256-wide matrix products
-    (each torch call costs a few microseconds of dispatch, the loops less in all):
-    ``narrow_forward`` (a ReLU layer with few inputs), ``dqn_tail`` (the output layer, the
-    double/plain DQN target, the Huber gradient and the output layer's backward pass) and
-    ``narrow_backward`` (the first layer's ReLU mask and gradients). numba is the
-    ``palaestra[fast]`` extra; without it the same steps run as torch operations.
-
-    Example:
-        >>> kernels = compiled_kernels()
-        >>> kernels is None or callable(kernels.dqn_tail)
-        True
-    """
-    if "kernels" not in _KERNELS:
-        try:
-            _KERNELS["kernels"] = _build_kernels()
-        except ImportError:
-            _KERNELS["kernels"] = None
-    return _KERNELS["kernels"]
-
-
-def _build_kernels() -> Any:
-    import types
-
-    import numba
-
-    # Reassociation and contraction let the loops vectorize (sums in another order, as a
-    # BLAS does); NaN and infinity keep their IEEE meaning, so non-finite checks still fire.
-    jit = numba.njit(cache=True, fastmath={"reassoc", "contract"}, boundscheck=False)
-
-    @jit
-    def narrow_forward(x, weight, bias, out, relu):  # pragma: no cover - compiled
-        rows, n_in = x.shape
-        n_out = weight.shape[0]
-        if n_in <= n_out:  # few inputs: accumulate rows of the transposed weight
-            wt = np.ascontiguousarray(weight.T)
-            for r in range(rows):
-                for j in range(n_out):
-                    out[r, j] = bias[j]
-                for i in range(n_in):
-                    xi = x[r, i]
-                    for j in range(n_out):
-                        out[r, j] += xi * wt[i, j]
-                if relu:
-                    for j in range(n_out):
-                        if out[r, j] < 0:
-                            out[r, j] = 0
-        else:  # few outputs: dot products
-            for r in range(rows):
-                for j in range(n_out):
-                    acc = bias[j]
-                    for i in range(n_in):
-                        acc += x[r, i] * weight[j, i]
-                    if relu and acc < 0:
-                        acc = 0
-                    out[r, j] = acc
-
-    @jit
-    def dqn_tail(
-        hidden,
-        weight,
-        bias,
-        actions,
-        rewards,
-        discount,
-        next_values,
-        double_q,
-        out,
-        error,
-        delta,
-        weight_grad,
-        bias_grad,
-        delta_sum,
-    ):  # pragma: no cover - compiled
-        rows, width = hidden.shape
-        n_actions = weight.shape[0]
-        batch = actions.shape[0]
-        zero = np.float32(0)
-        for r in range(rows):
-            h = hidden[r]
-            for a in range(n_actions):
-                w = weight[a]
-                acc = bias[a]
-                for j in range(width):
-                    acc += h[j] * w[j]
-                out[r, a] = acc
-        weight_grad[:] = 0
-        bias_grad[:] = 0
-        delta_sum[:] = 0
-        scale = np.float32(1.0) / np.float32(batch)
-        for r in range(batch):
-            if double_q:
-                best = 0
-                value = out[batch + r, 0]
-                for a in range(1, n_actions):
-                    if out[batch + r, a] > value:
-                        best, value = a, out[batch + r, a]
-                next_value = next_values[r, best]
-            else:
-                next_value = next_values[r, 0]
-            action = actions[r, 0]
-            e = out[r, action] - (rewards[r, 0] + discount[r, 0] * next_value)
-            error[r, 0] = e
-            g = e
-            if g > 1:
-                g = 1
-            elif g < -1:
-                g = -1
-            g *= scale
-            bias_grad[action] += g
-            h, w, grad, d = hidden[r], weight[action], weight_grad[action], delta[r]
-            for j in range(width):
-                grad[j] += g * h[j]
-                value_j = g * w[j] if h[j] > zero else zero
-                d[j] = value_j
-                delta_sum[j] += value_j
-
-    @jit
-    def narrow_backward(pre, hidden, x, weight_grad, bias_grad):  # pragma: no cover
-        batch, width = pre.shape
-        n_in = x.shape[1]
-        transposed = np.zeros((n_in, width), np.float32)
-        row = np.empty(width, np.float32)
-        zero = np.float32(0)
-        bias_grad[:] = 0
-        for r in range(batch):
-            p, h, xr = pre[r], hidden[r], x[r]
-            for j in range(width):
-                d = p[j] if h[j] > zero else zero
-                row[j] = d
-                bias_grad[j] += d
-            for i in range(n_in):
-                xi = xr[i]
-                column = transposed[i]
-                for j in range(width):
-                    column[j] += row[j] * xi
-        for j in range(width):
-            for i in range(n_in):
-                weight_grad[j, i] = transposed[i, j]
-
-    return types.SimpleNamespace(
-        narrow_forward=narrow_forward, dqn_tail=dqn_tail, narrow_backward=narrow_backward
-    )
 
 
 def _linear_layers(parameters: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -535,7 +444,7 @@ class ChunkedTargetValues:
         self.rows = int(rows)
         first = self.weights[0]
         usable = first.device.type == "cpu" and first.dtype == torch.float32
-        self.kernels = compiled_kernels() if usable and compiled is not False else None
+        self.kernels: Any = compiled_kernels() if usable and compiled is not False else None
         if compiled and self.kernels is None:
             raise ValueError("compiled=True needs numba (pip install 'palaestra[fast]').")
         self._buffers: list[Any] = []
@@ -629,7 +538,7 @@ class DQNGradients:
         self._first_grad = self.weight_grads[0].numpy() if narrow else None
         self._flat_np = self.flat.numpy() if cpu else None
         usable = cpu and first.dtype == torch.float32 and len(self.weights) >= 2
-        self.kernels = compiled_kernels() if usable and compiled is not False else None
+        self.kernels: Any = compiled_kernels() if usable and compiled is not False else None
         if compiled and self.kernels is None:
             raise ValueError(
                 "compiled=True needs numba (pip install 'palaestra[fast]'), float32 "

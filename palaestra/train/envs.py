@@ -82,6 +82,8 @@ class EpisodeTracker(VectorWrapper):
         True
     """
 
+    env: Any  # the wrapped env (typed loosely: any env or vector env)
+
     def __init__(self, env: VectorEnv, window: int = 100):
         super().__init__(env)
         self.returns: deque[float] = deque(maxlen=window)

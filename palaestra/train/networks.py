@@ -5,13 +5,16 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
 from palaestra.train._torch import require_torch
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 nn = torch.nn
 F = torch.nn.functional
 
@@ -338,7 +341,7 @@ def _tanh_(z: torch.Tensor) -> torch.Tensor:
     return z
 
 
-def _is_linear(module: nn.Module) -> bool:
+def _is_linear(module: nn.Module) -> TypeGuard[nn.Linear]:
     return isinstance(module, nn.Linear)
 
 

@@ -1,4 +1,4 @@
-"""Shared parts of the off-policy trainers (DQN, SAC): replay, schedules, fast acting.
+"""Shared parts of the off-policy trainers (DQN, SAC): the env loop, replay, schedules, acting.
 
 Example:
     >>> buffer = ReplayBuffer(capacity=4, obs_dim=2, action_shape=(), action_dtype=np.int64)
@@ -11,15 +11,41 @@ Example:
 from __future__ import annotations
 
 import itertools
-import math
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from palaestra.train._torch import require_torch
+from palaestra.train.core.agent import Agent
+from palaestra.train.core.optim import (  # here before the base layer; kept importable
+    AdamStep,
+    bind_grads,
+    clip_grad_norm,
+    flat_grads,
+    polyak_update,
+)
+from palaestra.train.diagnostics import check_finite_observations, check_finite_rewards
 
-torch = require_torch()
+__all__ = [
+    "NARROW_INPUT",
+    "AdamStep",
+    "OffPolicyAgent",
+    "ReplayBuffer",
+    "bind_grads",
+    "clip_grad_norm",
+    "flat_box_dim",
+    "flat_grads",
+    "linear_schedule",
+    "numpy_mlp",
+    "polyak_update",
+    "relu_mlp",
+]
+
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 nn = torch.nn
 
 
@@ -255,179 +281,10 @@ def numpy_mlp(network: nn.Sequential) -> Callable[[np.ndarray], np.ndarray]:
     return forward
 
 
-def polyak_update(source: list[Any], target: list[Any], tau: float) -> None:
-    """``target <- (1 - tau) * target + tau * source``, for lists of tensors, in place.
-
-    Example:
-        >>> a, b = [torch.ones(2)], [torch.zeros(2)]
-        >>> polyak_update(a, b, 0.25)
-        >>> b[0].tolist()
-        [0.25, 0.25]
-    """
-    with torch.no_grad():
-        if tau == 1.0:
-            torch._foreach_copy_(target, source)
-        else:
-            torch._foreach_lerp_(target, source, tau)
-
-
-def clip_grad_norm(parameters: list[Any], max_norm: float) -> Any:
-    """Clip gradients to a global L2 norm of ``max_norm``; return the norm before clipping.
-
-    Example:
-        >>> p = torch.nn.Parameter(torch.zeros(2)); p.grad = torch.tensor([3.0, 4.0])
-        >>> float(clip_grad_norm([p], 1.0)), [round(g, 3) for g in p.grad.tolist()]
-        (5.0, [0.6, 0.8])
-    """
-    grads = [p.grad for p in parameters if p.grad is not None]
-    total = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
-    if math.isfinite(max_norm):
-        torch._foreach_mul_(grads, (max_norm / (total + 1e-6)).clamp(max=1.0))
-    return total
-
-
 NARROW_INPUT = 64
 """Input widths up to which the hand-written gradients take first-layer weight gradients
 in NumPy (MKL is slow at products with a narrow side: ~80 us for a 256x256 by 256x4
 product on this kind of CPU, NumPy's OpenBLAS ~6)."""
-
-
-def flat_grads(parameters: list[Any]) -> tuple[Any, list[Any]]:
-    """Return a zeroed flat gradient buffer for ``parameters`` and a view shaped like each.
-
-    Hand-written gradients are written into the views, so the whole set is measured or
-    scaled with one operation on the flat buffer; :func:`bind_grads` makes the views the
-    parameters' ``.grad``.
-
-    Example:
-        >>> params = [torch.nn.Parameter(torch.ones(2, 3)), torch.nn.Parameter(torch.ones(3))]
-        >>> flat, grads = flat_grads(params)
-        >>> tuple(flat.shape), [tuple(g.shape) for g in grads]
-        ((9,), [(2, 3), (3,)])
-    """
-    first = parameters[0]
-    flat = torch.zeros(sum(p.numel() for p in parameters), dtype=first.dtype, device=first.device)
-    grads, offset = [], 0
-    for p in parameters:
-        grads.append(flat[offset : offset + p.numel()].view_as(p))
-        offset += p.numel()
-    return flat, grads
-
-
-def bind_grads(parameters: list[Any], grads: list[Any]) -> None:
-    """Make each ``grads[i]`` the ``.grad`` of ``parameters[i]`` (where it is not already).
-
-    Example:
-        >>> p = torch.nn.Parameter(torch.ones(2))
-        >>> _, grads = flat_grads([p])
-        >>> bind_grads([p], grads)
-        >>> p.grad is grads[0]
-        True
-    """
-    for p, grad in zip(parameters, grads):
-        if p.grad is not grad:
-            p.grad = grad
-
-
-class AdamStep:
-    """``optimizer.step()`` of a fused ``torch.optim.Adam``, without its per-call Python work.
-
-    After the optimizer's first step has created its state, each call bumps the step
-    counters and runs the same fused Adam kernel that ``Adam.step`` runs, on cached lists
-    of parameters and moments (re-read when the optimizer's state is replaced, e.g. by
-    ``load_state_dict``); the per-parameter step counters are made views of one tensor,
-    bumped with one add. Anything else (a non-fused optimizer, several parameter groups,
-    AMSGrad, ``maximize``, mixed devices or dtypes, a missing gradient) goes through
-    ``optimizer.step()``. The result is bit-for-bit the same as ``optimizer.step()``.
-
-    Args:
-        optimizer: the optimizer to step.
-
-    Example:
-        >>> p = torch.nn.Parameter(torch.ones(2))
-        >>> step = AdamStep(torch.optim.Adam([p], lr=0.1, fused=True))
-        >>> for _ in range(2):
-        ...     p.grad = torch.ones(2)
-        ...     step()
-        >>> [round(v, 4) for v in p.detach().tolist()]
-        [0.8, 0.8]
-    """
-
-    def __init__(self, optimizer: Any):
-        self.optimizer = optimizer
-        self._lists: tuple[Any, ...] | None = None
-        self._state: Any = None
-
-    def _supported(self) -> bool:
-        groups = self.optimizer.param_groups
-        if not isinstance(self.optimizer, torch.optim.Adam) or len(groups) != 1:
-            return False
-        group = groups[0]
-        return bool(group.get("fused")) and not (
-            group["amsgrad"]
-            or group["maximize"]
-            or group.get("capturable")
-            or group.get("differentiable")
-            or group.get("decoupled_weight_decay")
-        )
-
-    def _build(self) -> tuple[Any, ...] | None:
-        params = self.optimizer.param_groups[0]["params"]
-        state = self.optimizer.state
-        if not self._supported() or not all(p in state and "exp_avg" in state[p] for p in params):
-            return None
-        kinds = {(p.device, p.dtype) for p in params}
-        steps = [state[p]["step"] for p in params]
-        if len(kinds) != 1 or len({(s.device, s.dtype, s.shape) for s in steps}) != 1:
-            return None
-        # The step counters become views of one tensor, so one add bumps them all
-        # (``_foreach_add_`` on 0-d CPU tensors runs a slow per-tensor path).
-        counters = torch.stack([s.detach() for s in steps])
-        for index, p in enumerate(params):
-            state[p]["step"] = counters[index]
-        return (
-            list(params),
-            [state[p]["exp_avg"] for p in params],
-            [state[p]["exp_avg_sq"] for p in params],
-            [state[p]["step"] for p in params],
-            # On the CPU a NumPy add on a view bumps them without a torch call (~5 us less).
-            counters.numpy() if counters.device.type == "cpu" else counters,
-        )
-
-    def __call__(self) -> None:
-        """Take one Adam step with the gradients in each parameter's ``.grad``."""
-        if self._lists is None or self._state is not self.optimizer.state:
-            self._lists = self._build()
-            self._state = self.optimizer.state
-        if self._lists is None:
-            self.optimizer.step()
-            return
-        params, exp_avgs, exp_avg_sqs, steps, counters = self._lists
-        grads = [p.grad for p in params]
-        if any(g is None for g in grads):
-            self.optimizer.step()
-            return
-        group = self.optimizer.param_groups[0]
-        beta1, beta2 = group["betas"]
-        with torch.no_grad():
-            counters += 1
-            torch._fused_adam_(
-                params,
-                grads,
-                exp_avgs,
-                exp_avg_sqs,
-                [],
-                steps,
-                amsgrad=False,
-                lr=group["lr"],
-                beta1=beta1,
-                beta2=beta2,
-                weight_decay=group["weight_decay"],
-                eps=group["eps"],
-                maximize=False,
-                grad_scale=None,
-                found_inf=None,
-            )
 
 
 def flat_box_dim(space: Any, algo: str) -> int:
@@ -449,16 +306,17 @@ def flat_box_dim(space: Any, algo: str) -> int:
     return int(np.prod(space.shape))
 
 
-Callback = Callable[[dict[str, Any]], "bool | None"]
-
-
-class OffPolicyAgent:
+class OffPolicyAgent(Agent):
     """The env loop shared by the off-policy trainers (:mod:`~palaestra.train.dqn`, SAC).
 
-    Subclasses set :attr:`algo` and :attr:`config_class` and implement ``_build`` (networks,
-    optimizers), ``_act(obs, progress) -> (stored_actions, env_actions)``, ``_train()``
-    (called every ``train_freq`` vector steps once ``learning_starts`` steps are taken),
-    ``_greedy(obs)``, ``_networks_state()`` and ``_load_networks(state)``.
+    On :class:`~palaestra.train.core.agent.Agent`'s skeleton: every vector step acts
+    (``_act``), stores the valid transitions in :attr:`buffer`, runs ``_on_step`` and,
+    every ``train_freq`` vector steps once ``learning_starts`` env steps are taken, one
+    training round (``_train``); a statistics row comes every ``log_interval`` env steps
+    and at the end. Subclasses set :attr:`algo` and :attr:`config_class` and implement
+    ``_build`` (networks, optimizers, buffer, backend), ``_act(obs, progress) ->
+    (stored_actions, env_actions)``, ``_train()``, ``_greedy(obs, deterministic)``,
+    ``_networks_state()`` and ``_load_networks(state)``.
 
     Args:
         policy: ``"MlpPolicy"`` (the only network family these trainers build).
@@ -466,248 +324,91 @@ class OffPolicyAgent:
         config: a full config, used instead of the env's preset.
         monitor: an optional :class:`~palaestra.train.diagnostics.TrainingMonitor`.
         **hyper_parameters: config fields overriding the preset (or ``config``).
+
+    Raises:
+        ValueError: for a policy other than ``"MlpPolicy"`` or non-``Box`` observations.
     """
 
-    algo = ""
-    config_class: type = object
-
-    def __init__(
-        self,
-        policy: Any = "MlpPolicy",
-        env: Any = None,
-        config: Any = None,
-        monitor: Any = None,
-        **hyper_parameters: Any,
-    ):
-        import dataclasses
-
-        from palaestra.train.diagnostics import TrainingMonitor
-        from palaestra.train.envs import (
-            NEXT_STEP,
-            EpisodeTracker,
-            find_wrapper,
-            make_training_env,
-            require_autoreset_mode,
-        )
-        from palaestra.train.ppo import _env_id, resolve_config, resolve_device, seed_everything
-
+    def _setup(self, policy: Any) -> None:
         name = type(self).__name__
-        if env is None:
-            raise TypeError(
-                f"{name} takes (policy, env, **hyper_parameters), e.g. {name}"
-                "('MlpPolicy', 'CartPole-v1')."
-            )
         if policy != "MlpPolicy":
             raise ValueError(f"{name} builds MLPs only: pass policy='MlpPolicy', got {policy!r}.")
         self.policy_name = policy
-        self.config = cfg = resolve_config(
-            self.config_class, self.algo, env, config, hyper_parameters
-        )
-        torch.set_num_threads(cfg.torch_threads)
-        seed_everything(cfg.seed)
-        self.device = resolve_device(cfg.device)
-        self.env = make_training_env(env, cfg)
-        if self.env.num_envs != cfg.num_envs:
-            self.config = cfg = dataclasses.replace(cfg, num_envs=self.env.num_envs)
-        require_autoreset_mode(self.env, NEXT_STEP, name)
-        if find_wrapper(self.env, "EpisodeTracker") is None:
-            self.env = EpisodeTracker(self.env, window=cfg.window)
-        self.tracker = find_wrapper(self.env, "EpisodeTracker")
-        self.env_id = _env_id(self.env)
-        self.monitor = monitor if monitor is not None or not cfg.diagnostics else TrainingMonitor()
-        self.observation_space = self.env.single_observation_space
-        self.action_space = self.env.single_action_space
         self.obs_dim = flat_box_dim(self.observation_space, name)
-        self.rng = np.random.default_rng(cfg.seed)
-        self.num_steps = 0
-        self.num_updates = 0
-        self._train_after = cfg.learning_starts  # env steps before the first update
-        self.history: list[dict[str, Any]] = []
-        self._observations: np.ndarray | None = None
+        self._train_after = self.config.learning_starts  # env steps before the first update
         self._last: dict[str, float] = {}
         self._build()
 
+    buffer: ReplayBuffer
+
     def _build(self) -> None:
+        """Build the networks, optimizers and :attr:`buffer`; choose the backend."""
         raise NotImplementedError
+
+    def _act(self, observations: np.ndarray, progress: float) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(stored_actions, env_actions)`` for a batch of flat observations."""
+        raise NotImplementedError
+
+    def _train(self) -> None:
+        """Run one training round (``gradient_steps`` updates)."""
+        raise NotImplementedError
+
+    def _prepare_observations(self, observations: Any) -> np.ndarray:
+        return self._flat(observations)
 
     def _flat(self, observations: Any) -> np.ndarray:
         return np.asarray(observations, dtype=np.float32).reshape(self.config.num_envs, -1)
 
-    def learn(
-        self, total_timesteps: int, callback: Callback | None = None, progress_bar: bool = True
-    ) -> list[dict[str, Any]]:
-        """Train for ``total_timesteps`` env steps (rounded up to a multiple of ``num_envs``).
-
-        ``callback`` gets a statistics dict every ``log_interval`` env steps and at the
-        end; returning ``False`` stops.
-
-        Raises:
-            ValueError: if ``total_timesteps`` is not positive.
-            palaestra.train.diagnostics.NonFiniteError: with ``check_finite`` at the first
-                non-finite reward, loss or gradient.
-        """
-        import time
-
-        from palaestra.train.diagnostics import check_finite_observations, check_finite_rewards
-        from palaestra.train.ppo import _asks_to_stop, _progress_bar
-
-        if not isinstance(total_timesteps, (int, np.integer)) or total_timesteps < 1:
-            raise ValueError(f"total_timesteps must be a positive int, got {total_timesteps!r}.")
+    def _train_steps(self, per_env: int, started: float) -> Iterator[dict[str, Any]]:
         cfg = self.config
         n = cfg.num_envs
-        per_env = math.ceil(total_timesteps / n)
-        if self._observations is None:
-            from palaestra.vector.episodes import EpisodeMasks
-
-            observations, _ = self.env.reset(seed=cfg.seed)
-            self._observations = self._flat(observations)
-            self._masks = EpisodeMasks.of(self.env)
-            self._masks.reset()
-        bar = _progress_bar(per_env * n) if progress_bar else None
         log_every = max(1, cfg.log_interval // n)
-        started = time.perf_counter()
         env, buffer, check = self.env, self.buffer, cfg.check_finite
         learning_starts = self._train_after
-        try:
-            for step in range(1, per_env + 1):
-                observations = self._observations
-                stored, env_actions = self._act(observations, (step - 1) / per_env)
-                next_obs, rewards, terminated, truncated, _ = env.step(env_actions)
-                self.num_steps += n
-                if check:
-                    check_finite_observations(next_obs, self.num_steps)
-                    check_finite_rewards(rewards, self.num_steps)
-                next_flat = self._flat(next_obs)
-                valid = self._masks.step(terminated, truncated).valid
-                buffer.add(observations, stored, rewards, next_flat, terminated, valid)
-                self._observations = next_flat
-                self._on_step(step)
-                if step % cfg.train_freq == 0 and self.num_steps > learning_starts:
-                    self._train()
-                if step % log_every == 0 or step == per_env:
-                    stats = self._stats(started)
-                    self.history.append(stats)
-                    if bar is not None:
-                        bar.update(self.num_steps - bar.n)
-                    if callback is not None and _asks_to_stop(callback(stats)):
-                        break
-        finally:
-            if bar is not None:
-                bar.close()
-        return self.history
+        for step in range(1, per_env + 1):
+            observations = self._observations
+            stored, env_actions = self._act(observations, (step - 1) / per_env)
+            next_obs, rewards, terminated, truncated, _ = env.step(env_actions)
+            self.num_steps += n
+            if check:
+                check_finite_observations(next_obs, self.num_steps)
+                check_finite_rewards(rewards, self.num_steps)
+            next_flat = self._flat(next_obs)
+            valid = self._masks.step(terminated, truncated).valid
+            buffer.add(observations, stored, rewards, next_flat, terminated, valid)
+            self._observations = next_flat
+            self._on_step(step)
+            if step % cfg.train_freq == 0 and self.num_steps > learning_starts:
+                self._train()
+            if step % log_every == 0 or step == per_env:
+                yield self._stats(started)
 
     def _on_step(self, step: int) -> None:
         """Run a hook after every vector step (target-network updates)."""
 
     def _stats(self, started: float) -> dict[str, Any]:
-        import time
-
-        elapsed = time.perf_counter() - started
-        returns, lengths = self.tracker.returns, self.tracker.lengths
         stats: dict[str, Any] = dict(self._last)
-        stats.update(
-            steps=self.num_steps,
-            updates=self.num_updates,
-            episodes=self.tracker.episodes,
-            mean_return=float(np.mean(returns)) if returns else math.nan,
-            mean_length=float(np.mean(lengths)) if lengths else math.nan,
-            time=elapsed,
-            steps_per_second=self.num_steps / max(elapsed, 1e-9),
-        )
+        stats.update(self._episode_stats(started))
+        stats["steps_per_second"] = self.num_steps / max(stats["time"], 1e-9)
         return stats
 
-    def _check_update(self, loss: Any, grad_norm: Any) -> None:
-        from palaestra.train.diagnostics import NonFiniteError
-
-        if self.monitor is not None:
-            self.monitor.check_update(loss, grad_norm, step=self.num_steps)
-        if self.config.check_finite and not math.isfinite(float(grad_norm)):
-            raise NonFiniteError(
-                f"non-finite loss or gradient at gradient step {self.num_updates} (env step "
-                f"{self.num_steps}): loss {float(loss)}, gradient norm {float(grad_norm)}."
-            )
-
-    def predict(self, observations: Any, deterministic: bool = True) -> np.ndarray:
-        """Env actions for one observation or a batch (as ``PPO.predict``)."""
-        from palaestra.train.ppo import predict_with
-
-        with torch.no_grad():
-            return predict_with(self, observations, self.observation_space, deterministic)
+    def _actor(self) -> Any:
+        return self
 
     def act(self, observations: Any, deterministic: bool) -> np.ndarray:
         """Env actions for a batch of observations."""
         flat = np.asarray(observations, dtype=np.float32).reshape(len(observations), -1)
         return self._greedy(flat, deterministic)
 
-    def state(self) -> dict[str, Any]:
-        """Return what rebuilds the agent (see :mod:`palaestra.train.checkpoint`)."""
-        import dataclasses
-
-        from palaestra.train.envs import normalization_state
-
-        state = {
-            "algo": self.algo,
-            "env_id": self.env_id,
-            "config": dataclasses.asdict(self.config),
-            "policy": self.policy_name,
-            "normalization": normalization_state(self.env),
-            "steps": self.num_steps,
-            "updates": self.num_updates,
-        }
-        state.update(self._networks_state())
-        return state
-
-    def save(self, path: Any) -> None:
-        """Save the agent atomically (see :func:`~palaestra.train.checkpoint.save_agent`)."""
-        from palaestra.train.checkpoint import save_agent
-
-        save_agent(self, path)
-
-    @classmethod
-    def load(
-        cls, path: Any, env: Any = None, allow_import: bool = False, **hyper_parameters: Any
-    ) -> Any:
-        """Rebuild a saved agent.
-
-        Checkpoints hold no replay buffer (as Stable-Baselines3's by default): the loaded
-        agent starts with an empty one and collects ``learning_starts`` transitions before
-        its next update.
-
-        Raises:
-            palaestra.train.checkpoint.CheckpointError: for an unusable file or a checkpoint
-                of another algorithm.
-        """
-        import dataclasses
-
-        from palaestra.train.checkpoint import (
-            CheckpointError,
-            check_weights_fit,
-            load_state,
-            resolve_env_id,
-        )
-        from palaestra.train.ppo import _config_from_state
-
-        state = load_state(path)
-        if state["algo"] != cls.algo:
-            raise CheckpointError(f"{path}: holds a {state['algo']} agent, not {cls.__name__}.")
-        if env is None:
-            env = resolve_env_id(state, path, allow_import)
-        check_weights_fit(state, env, path)  # before the agent allocates its networks
-        config = _config_from_state(cls.config_class, state["config"])
-        agent = cls("MlpPolicy", env, config=dataclasses.replace(config, **hyper_parameters))
-        agent.load_state(state)
-        return agent
+    def _greedy(self, observations: np.ndarray, deterministic: bool) -> np.ndarray:
+        raise NotImplementedError
 
     def load_state(self, state: dict[str, Any]) -> None:
         """Load weights, optimizers and step counters from a checkpoint dict.
 
-        The replay buffer is not in the checkpoint: ``learning_starts`` new transitions are
-        collected before the next update (``palaestra train --resume`` goes through here).
+        Checkpoints hold no replay buffer (as Stable-Baselines3's by default):
+        ``learning_starts`` new transitions are collected before the next update
+        (``palaestra train --resume`` goes through here).
         """
-        from palaestra.train.envs import restore_normalization
-
-        self._load_networks(state)
-        restore_normalization(self.env, state.get("normalization", {}))
-        self.num_steps = int(state.get("steps", 0))
-        self.num_updates = int(state.get("updates", 0))
+        super().load_state(state)
         self._train_after = self.num_steps + self.config.learning_starts

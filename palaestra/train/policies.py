@@ -1,6 +1,8 @@
 """Policies as plain ``torch.nn.Module`` s, trained with autograd.
 
-**The policy contract.** :class:`~palaestra.train.ppo.PPO` trains any module with these
+**The policy contract** (declared as :class:`Policy`, with the optional methods as
+:class:`DeterministicPolicy`, :class:`ValueSampler`, :class:`NumPyActor` and
+:class:`ActionConverter`). :class:`~palaestra.train.ppo.PPO` trains any module with these
 methods (the same shape as CleanRL's agents), taking batched observations as tensors (a dict
 or tuple of tensors for ``Dict``/``Tuple`` spaces, image batches as ``uint8``):
 
@@ -33,7 +35,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -41,11 +43,96 @@ from palaestra.train._torch import require_torch
 from palaestra.train.distributions import is_box, make_head
 from palaestra.train.networks import mlp
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 nn = torch.nn
 F = torch.nn.functional
 
 POLICY_NAMES = ("MlpPolicy", "CnnPolicy", "MultiInputPolicy")
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """What PPO needs of a policy module (besides being a ``torch.nn.Module``).
+
+    Example:
+        >>> from palaestra.spaces import Box, Discrete
+        >>> isinstance(make_policy("MlpPolicy", Box(-1, 1, (4,)), Discrete(2)), Policy)
+        True
+    """
+
+    def get_action_and_value(
+        self, obs: Any, action: Any = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Return ``(action, log_prob, entropy, value)``, sampling when ``action`` is ``None``."""
+        ...
+
+    def get_value(self, obs: Any) -> torch.Tensor:
+        """Return the value of each observation, shape ``(batch,)``."""
+        ...
+
+
+@runtime_checkable
+class DeterministicPolicy(Protocol):
+    """Optional: the most likely action (``predict(deterministic=True)`` uses it).
+
+    Example:
+        >>> from palaestra.spaces import Box, Discrete
+        >>> isinstance(make_policy("MlpPolicy", Box(-1, 1, (4,)), Discrete(2)), DeterministicPolicy)
+        True
+    """
+
+    def get_action(self, obs: Any, deterministic: bool = False) -> torch.Tensor:
+        """Return an action per observation, the most likely one when ``deterministic``."""
+        ...
+
+
+@runtime_checkable
+class ValueSampler(Protocol):
+    """Optional: a cheaper sample while collecting rollouts.
+
+    Example:
+        >>> isinstance(torch.nn.Linear(2, 2), ValueSampler)
+        False
+    """
+
+    def act_with_value(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Return ``(action, log_prob, value)`` of a sampled action."""
+        ...
+
+
+@runtime_checkable
+class NumPyActor(Protocol):
+    """Optional: the rollout sample with NumPy arrays in and out (no torch call per step).
+
+    Example:
+        >>> from palaestra.spaces import Box, Discrete
+        >>> isinstance(make_policy("MlpPolicy", Box(-1, 1, (4,)), Discrete(2)), NumPyActor)
+        True
+    """
+
+    def act_numpy(self, obs: np.ndarray, rng: np.random.Generator) -> tuple[Any, ...] | None:
+        """Return ``(action, env_action, log_prob, value)``, or ``None`` where it cannot."""
+        ...
+
+
+@runtime_checkable
+class ActionConverter(Protocol):
+    """Optional: turning a batch of actions into env actions.
+
+    Example:
+        >>> from palaestra.spaces import Box, Discrete
+        >>> isinstance(make_policy("MlpPolicy", Box(-1, 1, (4,)), Discrete(2)), ActionConverter)
+        True
+    """
+
+    def to_env(self, action: torch.Tensor) -> np.ndarray:
+        """Return env actions for a batch of policy actions."""
+        ...
+
+
 REQUIRED_METHODS = ("get_action_and_value", "get_value")
 
 
@@ -183,10 +270,9 @@ class CombinedExtractor(nn.Module):
     def __init__(self, space: Any, cnn_features: int = 256):
         super().__init__()
         self.keys = list(space.spaces.keys()) if _is_dict(space) else list(range(len(space)))
-        self.extractors = nn.ModuleList(
-            [make_extractor(space[key], cnn_features) for key in self.keys]
-        )
-        self.features_dim = sum(extractor.features_dim for extractor in self.extractors)
+        extractors = [make_extractor(space[key], cnn_features) for key in self.keys]
+        self.extractors = nn.ModuleList(extractors)
+        self.features_dim = sum(extractor.features_dim for extractor in extractors)
 
     def forward(self, obs: Any) -> torch.Tensor:
         """Concatenated features of every entry."""
@@ -195,7 +281,7 @@ class CombinedExtractor(nn.Module):
         )
 
 
-def make_extractor(space: Any, cnn_features: int = 512) -> nn.Module:
+def make_extractor(space: Any, cnn_features: int = 512) -> Any:
     """Return the feature extractor that fits ``space`` (CNN, combined or flatten).
 
     Example:
@@ -239,7 +325,7 @@ class ActorCriticPolicy(nn.Module):
         self,
         observation_space: Any,
         action_space: Any,
-        extractor: nn.Module,
+        extractor: Any,
         hidden_sizes: tuple[int, ...] = (64, 64),
         squash: bool = False,
         log_std_init: float = 0.0,
@@ -318,7 +404,7 @@ class ActorCriticPolicy(nn.Module):
     def _numpy_layers(self) -> Any:
         # The views are rebuilt when the first weight's storage changed (a copy, a load
         # that replaced tensors, a move): cached ones would otherwise read stale arrays.
-        anchor = self.actor[0].weight.data_ptr() if len(self.actor) else 0
+        anchor = next(iter(self.actor.parameters())).data_ptr() if len(self.actor) else 0
         if self._numpy_cache is None or self._numpy_cache[1] != anchor:
             self._numpy_cache = (_numpy_views(self), anchor)
         return self._numpy_cache[0]

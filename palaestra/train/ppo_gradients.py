@@ -18,8 +18,9 @@ overhead. :class:`PPOGradients` therefore runs the step as:
 
 The loops may sum in another order than torch (as a BLAS does) but keep NaN and infinity,
 so the non-finite checks still fire. numba is the ``palaestra[fast]`` extra; without it
-(:func:`compiled_kernels` returns ``None``) PPO runs its torch fast path instead.
-``tests/train/test_fast_path.py`` checks this step against autograd on the same batch.
+(:func:`compiled_kernels` returns ``None``) PPO runs its ``"hand-written"`` torch backend
+instead. ``tests/train/test_backends.py`` checks this step against autograd on
+:meth:`PPO.loss <palaestra.train.ppo.PPO.loss>` on the same batch.
 
 Example:
     >>> from palaestra.train.distributions import CategoricalHead
@@ -32,17 +33,20 @@ Example:
 
 from __future__ import annotations
 
-import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from palaestra.train._torch import require_torch
+from palaestra.train.core.optim import FlatGradients
 from palaestra.train.distributions import CategoricalHead, GaussianHead
 
-torch = require_torch()
+__all__ = ["FlatGradients", "PPOGradients", "compiled_kernels"]
 
-STAT_NAMES = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 _KERNELS: dict[str, Any] = {}
 
@@ -56,75 +60,10 @@ def compiled_kernels() -> Any:
         True
     """
     if "kernels" not in _KERNELS:
-        from palaestra.train import _ppo_kernels
+        from palaestra.train import _ppo_kernels  # imports numba: only when first asked
 
         _KERNELS["kernels"] = _ppo_kernels if _ppo_kernels.AVAILABLE else None
     return _KERNELS["kernels"]
-
-
-class FlatGradients:
-    """Every parameter's ``.grad`` as a view of one flat CPU float32 buffer.
-
-    Zeroing all gradients is then one fill and clipping their global L2 norm one ``np.dot``
-    and at most one multiply (instead of a norm per tensor, a stack and a multiply per
-    tensor). Autograd accumulates into an existing ``.grad`` in place, so a ``backward``
-    after :meth:`zero` leaves exactly the gradients it would have stored in fresh tensors.
-    Use it only where every parameter receives a gradient: a parameter the loss does not
-    reach keeps a zero gradient instead of ``None`` (which Adam would skip).
-
-    Args:
-        parameters: CPU float32 tensors.
-
-    Raises:
-        ValueError: for parameters on another device or of another dtype.
-
-    Example:
-        >>> w = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
-        >>> grads = FlatGradients([w])
-        >>> grads.zero()
-        >>> (w * w).sum().backward()
-        >>> grads.clip(5.0), w.grad.tolist()
-        (10.0, [3.0, 4.0])
-    """
-
-    def __init__(self, parameters: list[torch.Tensor]):
-        self.parameters = list(parameters)
-        for p in self.parameters:
-            if p.device.type != "cpu" or p.dtype != torch.float32:
-                raise ValueError(
-                    f"FlatGradients needs CPU float32 parameters, got {p.dtype} on {p.device}."
-                )
-        total = sum(p.numel() for p in self.parameters)
-        self.flat = torch.zeros(total, dtype=torch.float32)
-        self._flat = self.flat.numpy()
-        self.views: list[torch.Tensor] = []
-        offset = 0
-        for p in self.parameters:
-            self.views.append(self.flat[offset : offset + p.numel()].view(p.shape))
-            offset += p.numel()
-
-    def attach(self) -> None:
-        """Make every ``.grad`` its view again (after e.g. ``zero_grad(set_to_none=True)``)."""
-        for p, view in zip(self.parameters, self.views):
-            if p.grad is not view:
-                p.grad = view
-
-    def zero(self) -> None:
-        """Attach the views and set every gradient to zero."""
-        self.attach()
-        self._flat.fill(0.0)
-
-    def clip(self, max_norm: float) -> float:
-        """Scale all gradients so their global L2 norm is at most ``max_norm``; return the norm.
-
-        The norm is the one before clipping (NaN or infinity when a gradient is not finite;
-        the gradients are then left as they are).
-        """
-        norm = math.sqrt(float(np.dot(self._flat, self._flat)))
-        factor = max_norm / (norm + 1e-6)
-        if factor < 1.0:
-            self._flat *= np.float32(factor)
-        return norm
 
 
 class PPOGradients:
@@ -195,7 +134,12 @@ class PPOGradients:
         else:
             actions = torch.zeros(rows, dtype=torch.int64)
         zeros = torch.zeros(rows)
-        settings = {"clip_range": 0.2, "clip_range_vf": 0.2, "vf_coef": 0.5, "ent_coef": 0.0}
+        settings: dict[str, Any] = {
+            "clip_range": 0.2,
+            "clip_range_vf": 0.2,
+            "vf_coef": 0.5,
+            "ent_coef": 0.0,
+        }
         self(obs, actions, zeros, zeros, zeros, zeros, max_grad_norm=0.5, **settings)
         self.evaluate(obs.numpy(), actions.numpy())
         self.gradients.zero()

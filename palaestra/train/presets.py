@@ -21,7 +21,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-ALGORITHMS = ("ppo", "reinforce", "dqn", "sac")
+from palaestra.train.core import registry
+
+ALGORITHMS = registry.names()
+"""The algorithms registered when this module was imported (see :func:`algorithm_names`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -397,13 +400,27 @@ def _base_name(env_id: str) -> str:
     return name.split("/")[-1].rsplit("-v", 1)[0]
 
 
+def algorithm_names() -> tuple[str, ...]:
+    """Return the registered algorithms (:mod:`palaestra.train.core.registry`), in order.
+
+    Example:
+        >>> algorithm_names()[:2]
+        ('ppo', 'reinforce')
+    """
+    return registry.names()
+
+
 def preset(env_id: str | None, algo: str) -> Preset:
     """Return the starting settings for ``env_id`` trained with ``algo``.
+
+    The tuned sets of this module come first, then the ones the algorithm's registry
+    entry carries (:attr:`~palaestra.train.core.registry.Algorithm.presets`), then its
+    generic defaults.
 
     Args:
         env_id: the env id (a ``module:`` prefix is ignored; unversioned ids resolve to
             the version ``make`` builds); ``None`` gives the generic defaults.
-        algo: one of :data:`ALGORITHMS`.
+        algo: a registered algorithm (:func:`algorithm_names`).
 
     Raises:
         ValueError: for an unknown ``algo``.
@@ -412,11 +429,19 @@ def preset(env_id: str | None, algo: str) -> Preset:
         >>> preset("Pendulum-v1", "sac").config
         {'learning_rate': 0.001}
     """
-    if algo not in ALGORITHMS:
-        raise ValueError(f"algo must be one of {ALGORITHMS}, got {algo!r}.")
+    names = registry.names()
+    if algo not in names:
+        raise ValueError(f"algo must be one of {names}, got {algo!r}.")
+    entry = registry.get(algo)
+    generic = _GENERIC.get(algo) or Preset(**{**entry.generic_preset, "tuned": False})
     if env_id is None:
-        return _GENERIC[algo]
-    return _PRESETS.get((_base_name(env_id), algo), _GENERIC[algo])
+        return generic
+    name = _base_name(env_id)
+    if (name, algo) in _PRESETS:
+        return _PRESETS[(name, algo)]
+    if name in entry.presets:
+        return Preset(**entry.presets[name])
+    return generic
 
 
 def has_preset(env_id: str, algo: str) -> bool:
@@ -436,4 +461,4 @@ def algorithms_for(env_id: str) -> list[str]:
         >>> algorithms_for("Pendulum-v1")
         ['ppo', 'reinforce', 'sac']
     """
-    return [algo for algo in ALGORITHMS if has_preset(env_id, algo)]
+    return [algo for algo in registry.names() if has_preset(env_id, algo)]

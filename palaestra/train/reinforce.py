@@ -19,11 +19,13 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from palaestra.train._torch import require_torch
+from palaestra.train.core.predict import HeadActor
+from palaestra.train.core.setup import asks_to_stop, resolve_device, seed_everything
 from palaestra.train.diagnostics import (
     DiagnosticsWrapper,
     NonFiniteError,
@@ -34,10 +36,12 @@ from palaestra.train.diagnostics import (
 from palaestra.train.distributions import is_box, make_head
 from palaestra.train.evaluation import episode_step_cap
 from palaestra.train.networks import PolicyNetwork
-from palaestra.train.ppo import resolve_device, seed_everything
 from palaestra.train.returns import discounted_returns, normalize_per_episode
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 
 
 @dataclasses.dataclass
@@ -188,6 +192,7 @@ class Reinforce:
         self.optimizer = torch.optim.Adam(self._parameters, lr=cfg.learning_rate)
         self.num_steps = 0
         self.num_episodes = 0
+        self.backend, self.backend_reason = "autograd", "REINFORCE has no hand-written backend"
         self._first_reset = True
 
     def learn(
@@ -242,7 +247,7 @@ class Reinforce:
             if cfg.patience is not None and stale >= cfg.patience:
                 result.stop_reason = "no_improvement"
                 break
-            if callback is not None and _asks_to_stop(callback(stats)):
+            if callback is not None and asks_to_stop(callback(stats)):
                 result.stop_reason = "callback"
                 break
             if max_steps is not None and result.steps >= max_steps:
@@ -267,7 +272,10 @@ class Reinforce:
         check = self.config.check_finite
         if check:
             check_finite_observations(observation, self.num_steps, batched=False)
-        log_probs, rewards, terminated, truncated = [], [], [], []
+        log_probs: list[torch.Tensor] = []
+        rewards: list[float] = []
+        terminated: list[bool] = []
+        truncated: list[bool] = []
         done = False
         while not done:
             obs = torch.as_tensor(np.asarray(observation, dtype=np.float32), device=self.device)
@@ -347,5 +355,25 @@ def _progress_line(stats: dict[str, Any], n_trials: int) -> str:
     )
 
 
-def _asks_to_stop(answer: Any) -> bool:
-    return answer is not None and not answer
+def reinforce_actor(state: dict[str, Any], observation_space: Any, action_space: Any) -> Any:
+    """Return an actor rebuilt from a REINFORCE checkpoint (for ``palaestra eval``).
+
+    Example:
+        >>> agent = Reinforce("CartPole-v1", ReinforceConfig(hidden_dim=8, print_interval=0))
+        >>> actor = reinforce_actor(agent.state(), agent.env.observation_space,
+        ...                         agent.env.action_space)
+        >>> actor.act(np.zeros((2, 4)), True).shape
+        (2,)
+    """
+    config = state["config"]
+    head = make_head(action_space, squash=config["squash"])
+    head.load_state_dict(state["head"])
+    network = PolicyNetwork(
+        int(np.prod(observation_space.shape)),
+        head.num_outputs,
+        config["hidden_dim"],
+        config["dropout"],
+    )
+    network.load_state_dict(state["model"])
+    network.eval()
+    return HeadActor(network, head)

@@ -48,10 +48,11 @@ from palaestra.train.checkpoint import (
     resolve_env_id,
     save_agent,
 )
+from palaestra.train.core import registry
 from palaestra.train.envs import load_normalization_state, normalization_state
 from palaestra.train.evaluation import evaluate
 from palaestra.train.metrics import MetricsWriter, plot_learning_curve, read_metrics
-from palaestra.train.presets import ALGORITHMS, canonical_id, preset
+from palaestra.train.presets import canonical_id, preset
 
 FINAL_EVAL_SEED = 10_000
 """Seed offset of the final evaluation (``palaestra eval`` uses 10000 by default too)."""
@@ -131,8 +132,8 @@ class RunSettings:
     overrides: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.algo not in ALGORITHMS:
-            raise ValueError(f"algo must be one of {ALGORITHMS}, got {self.algo!r}.")
+        if self.algo not in registry.names():
+            raise ValueError(f"algo must be one of {registry.names()}, got {self.algo!r}.")
         if self.checkpoint_every is not None and not self.checkpoint_every >= 1:
             raise ValueError(
                 f"checkpoint_every must be a positive number of env steps, got "
@@ -166,24 +167,6 @@ def _jsonable(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def _algorithm(algo: str) -> tuple[type, type]:
-    if algo == "ppo":
-        from palaestra.train.ppo import PPO, PPOConfig
-
-        return PPO, PPOConfig
-    if algo == "dqn":
-        from palaestra.train.dqn import DQN, DQNConfig
-
-        return DQN, DQNConfig
-    if algo == "sac":
-        from palaestra.train.sac import SAC, SACConfig
-
-        return SAC, SACConfig
-    from palaestra.train.reinforce import Reinforce, ReinforceConfig
-
-    return Reinforce, ReinforceConfig
-
-
 def config_fields(algo: str) -> list[str]:
     """Names of the hyper-parameters ``--set`` accepts for ``algo``.
 
@@ -191,7 +174,7 @@ def config_fields(algo: str) -> list[str]:
         >>> "n_steps" in config_fields("ppo"), "tau" in config_fields("sac")
         (True, True)
     """
-    return [field.name for field in dataclasses.fields(_algorithm(algo)[1])]
+    return registry.get(algo).config_fields()
 
 
 def build_agent(settings: RunSettings) -> tuple[Any, int, float | None]:
@@ -209,7 +192,8 @@ def build_agent(settings: RunSettings) -> tuple[Any, int, float | None]:
         ('PPO', 100000, 475.0)
     """
     chosen = preset(settings.env_id, settings.algo)
-    algorithm, config_class = _algorithm(settings.algo)
+    entry = registry.get(settings.algo)
+    algorithm, config_class = entry.agent_class(), entry.config_class()
     fields = dict(seed=settings.seed, device=settings.device, **settings.overrides)
     if settings.num_envs is not None and "num_envs" in config_fields(settings.algo):
         fields["num_envs"] = settings.num_envs
@@ -224,9 +208,7 @@ def build_agent(settings: RunSettings) -> tuple[Any, int, float | None]:
         agent: Any = algorithm(settings.env_id, config)
     else:
         try:
-            agent = algorithm(
-                "auto" if settings.algo == "ppo" else "MlpPolicy", settings.env_id, **fields
-            )
+            agent = algorithm(entry.default_policy, settings.env_id, **fields)
         except TypeError as exc:
             raise ValueError(str(exc)) from exc
     target = settings.target
@@ -272,7 +254,7 @@ def _evaluation_env(agent: Any, num_envs: int) -> Any:
     """Make evaluation envs with the agent's normalization and its step timeout, if any."""
     from palaestra import make_vec
 
-    envs = make_vec(agent.env_id, num_envs=num_envs)
+    envs: Any = make_vec(agent.env_id, num_envs=num_envs)
     timeout = getattr(agent.config, "step_timeout", None)
     if timeout is not None:
         from palaestra.train.diagnostics import DiagnosticsWrapper
@@ -358,7 +340,7 @@ def _try_lock(handle: int) -> bool:
         import msvcrt
 
         try:
-            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]  # Windows
         except OSError:
             return False
         return True
@@ -554,6 +536,8 @@ def _summary(
         "evaluations": loop.evaluations,
         "checkpoints": loop.checkpoints_written,
         "interrupted": False,
+        "backend": getattr(agent, "backend", "autograd"),
+        "backend_reason": getattr(agent, "backend_reason", "the algorithm has one backend"),
     }
     return summary
 
@@ -565,8 +549,9 @@ def _newest_state(settings: RunSettings, out: Path) -> tuple[dict[str, Any], Pat
     ``settings.json`` describes, so an edited file naming other sizes is refused before
     they are allocated. ``None`` (with a warning) when the run has no checkpoint yet.
     """
-    if settings.algo == "reinforce":
-        raise error.Error("--resume supports ppo, dqn and sac runs, not reinforce.")
+    if not registry.get(settings.algo).resumable:
+        resumable = [name for name in registry.names() if registry.get(name).resumable]
+        raise error.Error(f"--resume supports {', '.join(resumable)} runs, not {settings.algo}.")
     candidates = [path for path in (newest_checkpoint(out), out / "model.pt") if path]
     if not any(path.is_file() for path in candidates):
         warnings.warn(

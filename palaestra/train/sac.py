@@ -6,15 +6,18 @@ includes the ``tanh`` change of variables (with Stable-Baselines3's ``1e-6`` ins
 logarithm). The entropy coefficient used in a gradient step's losses is its value before
 that step's update, as in Stable-Baselines3. The target critics follow by Polyak averaging,
 and the entropy coefficient is learned towards ``-dim(action)`` unless fixed.
-The actor's loss reads the critics through detached weights, so its backward pass does not
-compute critic weight gradients that would be thrown away. Acting reads NumPy views of the
-actor's weights.
+The losses are defined once, for autograd, as :meth:`SAC.critic_loss` and
+:meth:`SAC.actor_loss`; the actor's reads the critics through detached weights, so its
+backward pass does not compute critic weight gradients that would be thrown away. Unless a
+subclass overrides them, :class:`~palaestra.train.sac_gradients.SACGradients` computes the
+same gradients by hand (the ``"compiled"``/``"hand-written"`` backends). Acting reads NumPy
+views of the actor's weights.
 
 Example:
     >>> from palaestra.train.sac import SAC
     >>> agent = SAC("MlpPolicy", "Pendulum-v1", learning_starts=32, batch_size=16,
     ...             hidden_sizes=(16,))
-    >>> _ = agent.learn(64, progress_bar=False)
+    >>> agent = agent.learn(64, progress_bar=False)
     >>> agent.num_steps, agent.predict(np.zeros(3, np.float32)).shape
     (64, (1,))
 """
@@ -23,102 +26,108 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from palaestra.train._mlp_kernels import COMPILED_INPUT, numba_installed
 from palaestra.train._torch import require_torch
+from palaestra.train.core.backend import AUTOGRAD, BackendChoice, choose_backend, overridden_methods
+from palaestra.train.core.config import CommonConfig
+from palaestra.train.core.optim import AdamStep, polyak_update, private_torch_apis
 from palaestra.train.distributions import is_box
-from palaestra.train.offpolicy import (
-    AdamStep,
-    OffPolicyAgent,
-    ReplayBuffer,
-    polyak_update,
-)
+from palaestra.train.offpolicy import OffPolicyAgent, ReplayBuffer
 from palaestra.train.sac_gradients import SACGradients
 from palaestra.train.sac_networks import (
     SquashedGaussianActor,
     TwinCritic,
 )
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
+
+
+STATISTICS = ("loss", "q_loss", "actor_loss", "ent_coef")
+"""The statistics a SAC update reports (every backend reports the same)."""
 
 
 @dataclasses.dataclass
-class SACConfig:
+class SACConfig(CommonConfig):
     """Hyper-parameters of :class:`SAC` (Stable-Baselines3's defaults unless noted).
 
-    ``SAC(policy, "Pendulum-v1")`` starts from the env's preset instead (rl-zoo's tuned
-    set), as ``palaestra train --algo sac`` does.
+    The shared fields are documented on :class:`~palaestra.train.core.config.CommonConfig`
+    (here ``learning_rate`` is the step size of the actor, the critics and the entropy
+    coefficient, and ``fast_path=True``, the default, takes the hand-written backend
+    wherever it applies). ``SAC(policy, "Pendulum-v1")`` starts from the env's preset
+    instead (rl-zoo's tuned set), as ``palaestra train --algo sac`` does.
 
     Attributes:
-        num_envs: sub-envs stepped together.
-        learning_rate: Adam step size of the actor, the critics and the entropy coefficient.
         buffer_size: transitions the replay buffer keeps.
         learning_starts: env steps of uniform random actions before training.
-        batch_size: transitions per gradient step.
         tau: Polyak rate of the target critics.
-        gamma: discount factor.
         train_freq: vector steps between training rounds.
         gradient_steps: gradient steps per training round.
         ent_coef: ``"auto"`` (learned, starting at 1), ``"auto_<x>"`` (learned, starting
             at x) or a fixed float.
         target_entropy: ``"auto"`` (``-dim(action)``) or a float.
         target_update_interval: gradient steps between target updates.
-        fast_path: compute the gradients by hand into buffers kept between steps (no
-            autograd graph, no fresh activations); equal to the autograd path on the same
-            batch (see :class:`SACGradients`).
-        hidden_sizes: hidden widths of the ReLU actor and critics.
         log_interval: env steps between statistics rows (and callback calls).
-        check_finite: stop at the first non-finite observation, reward or loss.
-        normalize_observation: wrap the env in ``NormalizeObservation``.
-        normalize_reward: wrap the env in ``NormalizeReward``.
-        seed: seeds torch, NumPy and the env.
-        device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
-        torch_threads: intra-op threads for torch on the CPU.
-        window: episodes in the reported rolling mean of returns.
-        diagnostics: check every env step and update (slower).
-        step_timeout: seconds one env step may take.
 
     Example:
         >>> SACConfig().tau
         0.005
     """
 
-    num_envs: int = 1
+    positive_ints = (
+        "num_envs",
+        "buffer_size",
+        "batch_size",
+        "train_freq",
+        "gradient_steps",
+        "window",
+    )
+
     learning_rate: float = 3e-4
     buffer_size: int = 1_000_000
     learning_starts: int = 100
     batch_size: int = 256
     tau: float = 0.005
-    gamma: float = 0.99
     train_freq: int = 1
     gradient_steps: int = 1
     ent_coef: Any = "auto"
     target_entropy: Any = "auto"
     target_update_interval: int = 1
-    fast_path: bool = True
-    hidden_sizes: tuple[int, ...] = (256, 256)
+    fast_path: bool | None = True
+    hidden_sizes: tuple[int, ...] | None = (256, 256)
     log_interval: int = 1000
-    check_finite: bool = True
-    normalize_observation: bool = False
-    normalize_reward: bool = False
-    seed: int | None = 0
-    device: str = "cpu"
-    torch_threads: int = 1
-    window: int = 100
-    diagnostics: bool = False
-    step_timeout: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("num_envs", "buffer_size", "batch_size", "train_freq", "gradient_steps"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"SACConfig.{name} must be a positive int, got {value!r}.")
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}.")
-        self.hidden_sizes = tuple(self.hidden_sizes)
+        super().__post_init__()
         _initial_ent_coef(self.ent_coef)
+
+
+class SACBatch(NamedTuple):
+    """One minibatch of SAC's training data.
+
+    Attributes:
+        observations: ``(batch, obs_dim)``.
+        actions: the stored actions, in ``[-1, 1]`` (before scaling to the box).
+        rewards: ``(batch,)``.
+        next_observations: ``(batch, obs_dim)``.
+        discounts: ``gamma * (1 - terminated)``, ``(batch,)``.
+
+    Example:
+        >>> SACBatch(*range(5)).next_observations
+        3
+    """
+
+    observations: Any
+    actions: Any
+    rewards: Any
+    next_observations: Any
+    discounts: Any
 
 
 def _initial_ent_coef(value: Any) -> tuple[bool, float]:
@@ -174,9 +183,9 @@ class SAC(OffPolicyAgent):
         low = space.low.astype(np.float32).ravel()
         high = space.high.astype(np.float32).ravel()
         self._scale, self._offset = (high - low) / 2.0, (high + low) / 2.0
-        self.actor = SquashedGaussianActor(self.obs_dim, self.action_dim, cfg.hidden_sizes)
-        self.critic = TwinCritic(self.obs_dim + self.action_dim, cfg.hidden_sizes)
-        self.critic_target = TwinCritic(self.obs_dim + self.action_dim, cfg.hidden_sizes)
+        self.actor = SquashedGaussianActor(self.obs_dim, self.action_dim, cfg.hidden_sizes or ())
+        self.critic = TwinCritic(self.obs_dim + self.action_dim, cfg.hidden_sizes or ())
+        self.critic_target = TwinCritic(self.obs_dim + self.action_dim, cfg.hidden_sizes or ())
         self.critic_target.load_state_dict(self.critic.state_dict())
         self.critic_target.requires_grad_(False)
         for module in (self.actor, self.critic, self.critic_target):
@@ -214,6 +223,26 @@ class SAC(OffPolicyAgent):
         # Made at the first training round (the compiled kernels load then, not for an
         # agent that only acts or is evaluated).
         self._gradients: SACGradients | None = None
+        self._use_backend(self._choose_backend())
+
+    def _choose_backend(self) -> BackendChoice:
+        """Choose :class:`SACGradients` where it equals the losses, else autograd."""
+        cfg = self.config
+        reasons = [
+            f"{type(self).__name__}.{name} overrides SAC's"
+            for name in overridden_methods(self, SAC, ["critic_loss", "actor_loss"])
+        ]
+        if not cfg.hidden_sizes:
+            reasons.append("the networks have no hidden layer")
+        if not private_torch_apis():
+            reasons.append(f"torch {torch.__version__} is not a release it was tested with")
+        choice = choose_backend("hand-written", reasons, None if cfg.fast_path else False)
+        if choice.name == AUTOGRAD:
+            return choice
+        narrow = self.obs_dim + self.action_dim <= COMPILED_INPUT
+        if self.device.type == "cpu" and narrow and numba_installed():
+            return BackendChoice("compiled", f"{choice.reason}; numba's compiled loops")
+        return BackendChoice(choice.name, f"{choice.reason}; torch operations")
 
     def ent_coef(self) -> float:
         """Return the current entropy coefficient."""
@@ -252,24 +281,22 @@ class SAC(OffPolicyAgent):
         batches = self.buffer.sample_batches(cfg.gradient_steps, cfg.batch_size, self.rng, device)
         with torch.no_grad():
             discounts = (1.0 - batches[4]).mul_(cfg.gamma)
-        if self._gradients is None and cfg.fast_path and cfg.hidden_sizes:
-            self._gradients = SACGradients(self.actor, self.critic, self.critic_target)
+        if self._gradients is None and self.backend != AUTOGRAD:
+            compiled = None if self.backend == "compiled" else False
+            self._gradients = SACGradients(
+                self.actor, self.critic, self.critic_target, compiled=compiled
+            )
         step = self._fast_step if self._gradients is not None else self._autograd_step
         for i in range(cfg.gradient_steps):
-            critic_loss, actor_loss, ent_coef = step(
-                *(part[i] for part in batches[:4]), discounts[i]
-            )
+            obs, actions, rewards, next_obs = (part[i] for part in batches[:4])
+            batch = SACBatch(obs, actions, rewards, next_obs, discounts[i])
+            critic_loss, actor_loss, ent_coef = step(batch)
             self.num_updates += 1
             if self.num_updates % cfg.target_update_interval == 0:
                 polyak_update(self._critic_parameters, self._target_parameters, cfg.tau)
         critic_value, actor_value = float(critic_loss.detach()), float(actor_loss.detach())
-        self._last = {
-            "loss": critic_value + actor_value,
-            "q_loss": critic_value,
-            "actor_loss": actor_value,
-            "ent_coef": float(ent_coef),
-            "learning_rate": cfg.learning_rate,
-        }
+        values = (critic_value + actor_value, critic_value, actor_value, float(ent_coef))
+        self._last = {**dict(zip(STATISTICS, values)), "learning_rate": cfg.learning_rate}
 
     def _ent_coef_update(self, log_probs: torch.Tensor, by_hand: bool = False) -> torch.Tensor:
         """Step the entropy coefficient; return its value before the step (as SB3 uses).
@@ -282,45 +309,99 @@ class SAC(OffPolicyAgent):
             with torch.no_grad():
                 self.log_ent_coef.grad = (log_probs + self.target_entropy).mean().neg().reshape(1)
             self._steps[2]()
-        elif self.learn_ent_coef:
+        elif self.ent_coef_optimizer is not None:
             ent_coef_loss = -(self.log_ent_coef * (log_probs.detach() + self.target_entropy)).mean()
             self.ent_coef_optimizer.zero_grad(set_to_none=True)
             ent_coef_loss.backward()
             self._steps[2]()
         return ent_coef
 
-    def _autograd_step(
-        self, obs_t: Any, actions: Any, rewards: Any, next_t: Any, discount: Any
-    ) -> tuple[Any, Any, Any]:
+    def critic_loss(self, batch: SACBatch, ent_coef: Any) -> tuple[Any, dict[str, Any]]:
+        """SAC's critic loss on one minibatch, for autograd (the definition backends follow).
+
+        ``0.5 * sum over both critics of mean((Q_i(obs, action) - target)^2)`` with the
+        soft target ``reward + discount * (min_i Q_target_i(next, a') - ent_coef *
+        log_prob(a'))`` for ``a'`` sampled from the actor at the next observations (no
+        gradient through the target). Override it (or :meth:`actor_loss`) in a subclass
+        to change the objective; the hand-written backend then steps aside.
+
+        Args:
+            batch: the minibatch.
+            ent_coef: the entropy coefficient (its value before this step's update).
+
+        Returns:
+            ``(loss, stats)``: the scalar loss and ``{"q_loss": detached loss}``.
+
+        Example:
+            >>> agent = SAC("MlpPolicy", "Pendulum-v1", hidden_sizes=(8,))
+            >>> batch = SACBatch(torch.zeros(2, 3), torch.zeros(2, 1), torch.ones(2),
+            ...                  torch.zeros(2, 3), torch.full((2,), 0.99))
+            >>> loss, stats = agent.critic_loss(batch, torch.tensor(0.1))
+            >>> list(stats), loss.requires_grad
+            (['q_loss'], True)
+        """
+        with torch.no_grad():
+            next_actions, next_log_probs = self.actor.sample(batch.next_observations)
+            next_q = self.critic_target(batch.next_observations, next_actions).min(0).values
+            next_q = next_q - ent_coef * next_log_probs
+            target = torch.addcmul(batch.rewards, batch.discounts, next_q)
+        q = self.critic(batch.observations, batch.actions)
+        loss = 0.5 * (q - target).square().mean(1).sum()
+        return loss, {"q_loss": loss.detach()}
+
+    def actor_loss(
+        self, batch: SACBatch, actions: Any, log_probs: Any, ent_coef: Any
+    ) -> tuple[Any, dict[str, Any]]:
+        """SAC's actor loss on one minibatch, for autograd (the definition backends follow).
+
+        ``mean(ent_coef * log_prob(a) - min_i Q_i(obs, a))`` for actions ``a`` sampled
+        (reparameterized) from the actor at the observations; the critics are read
+        through detached weights, so only the actor gets gradients.
+
+        Args:
+            batch: the minibatch.
+            actions: the actor's sampled actions at ``batch.observations`` (with their
+                graph), drawn before this step's critic update.
+            log_probs: their log-probabilities (with their graph).
+            ent_coef: the entropy coefficient (its value before this step's update).
+
+        Returns:
+            ``(loss, stats)``: the scalar loss and ``{"actor_loss": detached loss}``.
+
+        Example:
+            >>> agent = SAC("MlpPolicy", "Pendulum-v1", hidden_sizes=(8,))
+            >>> batch = SACBatch(torch.zeros(2, 3), torch.zeros(2, 1), torch.ones(2),
+            ...                  torch.zeros(2, 3), torch.full((2,), 0.99))
+            >>> actions, log_probs = agent.actor.sample(batch.observations)
+            >>> list(agent.actor_loss(batch, actions, log_probs, torch.tensor(0.1))[1])
+            ['actor_loss']
+        """
+        q_pi = self.critic(batch.observations, actions, detach_weights=True).min(0).values
+        loss = (ent_coef * log_probs - q_pi).mean()
+        return loss, {"actor_loss": loss.detach()}
+
+    def _autograd_step(self, batch: SACBatch) -> tuple[Any, Any, Any]:
         """One gradient step with autograd; return ``(critic loss, actor loss, ent_coef)``."""
         actor_step, critic_step, _ = self._steps
-        pi_actions, pi_log_probs = self.actor.sample(obs_t)
-        with torch.no_grad():
-            next_actions, next_log_probs = self.actor.sample(next_t)
+        pi_actions, pi_log_probs = self.actor.sample(batch.observations)
         ent_coef = self._ent_coef_update(pi_log_probs)
-        with torch.no_grad():
-            next_q = self.critic_target(next_t, next_actions).min(0).values
-            next_q = next_q - ent_coef * next_log_probs
-            target = torch.addcmul(rewards, discount, next_q)
-        q = self.critic(obs_t, actions)
-        critic_loss = 0.5 * (q - target).square().mean(1).sum()
+        critic_loss, _ = self.critic_loss(batch, ent_coef)
         self.critic_optimizer.zero_grad(set_to_none=True)
         critic_loss.backward()
         self._check_update(critic_loss, critic_loss.detach())
         critic_step()
-        q_pi = self.critic(obs_t, pi_actions, detach_weights=True).min(0).values
-        actor_loss = (ent_coef * pi_log_probs - q_pi).mean()
+        actor_loss, _ = self.actor_loss(batch, pi_actions, pi_log_probs, ent_coef)
         self.actor_optimizer.zero_grad(set_to_none=True)
         actor_loss.backward()
         actor_step()
         return critic_loss, actor_loss, ent_coef
 
-    def _fast_step(
-        self, obs_t: Any, actions: Any, rewards: Any, next_t: Any, discount: Any
-    ) -> tuple[Any, Any, Any]:
+    def _fast_step(self, batch: SACBatch) -> tuple[Any, Any, Any]:
         """Take the same step through :class:`SACGradients` (no autograd graph)."""
+        obs_t, actions, rewards, next_t, discount = batch
         actor_step, critic_step, _ = self._steps
         gradients = self._gradients
+        assert gradients is not None  # made by _train for the hand-written backends
         _, pi_log_probs, next_actions, next_log_probs = gradients.sample(obs_t, next_t)
         ent_coef = self._ent_coef_update(pi_log_probs, by_hand=True)
         target = gradients.target(next_t, next_actions, next_log_probs, rewards, discount, ent_coef)

@@ -3,8 +3,10 @@
 :class:`SACGradients` computes the critics' and the actor's gradients of
 :class:`~palaestra.train.sac.SAC`'s losses into kept buffers; :func:`compiled_kernels` are
 the numba loops it runs around the 256-wide matrix products when numba is installed.
-``SACConfig.fast_path`` (on by default) makes :class:`~palaestra.train.sac.SAC` train
-through them; ``tests/train/test_sac_gradients.py`` checks both paths against autograd.
+They are SAC's hand-written backend (:mod:`palaestra.train.core.backend`), used where
+:class:`~palaestra.train.sac.SAC`'s own losses apply; ``tests/train/test_backends.py``
+checks whole updates against autograd on ``SAC.critic_loss``/``SAC.actor_loss``, and
+``tests/train/test_sac_gradients.py`` the pieces.
 
 Example:
     >>> from palaestra.train.sac_networks import SquashedGaussianActor, TwinCritic
@@ -16,13 +18,15 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from palaestra.train._mlp_kernels import COMPILED_INPUT
+from palaestra.train._mlp_kernels import compiled_kernels as mlp_kernels
 from palaestra.train._torch import require_torch
-from palaestra.train.dqn import COMPILED_INPUT
-from palaestra.train.offpolicy import NARROW_INPUT, bind_grads, flat_grads
+from palaestra.train.core.optim import bind_grads, flat_grads
+from palaestra.train.offpolicy import NARROW_INPUT
 from palaestra.train.sac_networks import (
     _LOG_SQRT_2PI,
     LOG_STD_MAX,
@@ -35,13 +39,16 @@ from palaestra.train.sac_networks import (
 
 __all__ = ["SACGradients", "compiled_kernels"]
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 nn = torch.nn
 
 
 def _linears(network: nn.Module) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """``(weight, bias)`` of each ``Linear`` of a ReLU stack, in order."""
-    return [(m.weight, m.bias) for m in network if isinstance(m, nn.Linear)]
+    return [(m.weight, m.bias) for m in network.modules() if isinstance(m, nn.Linear)]
 
 
 def _mm_into(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
@@ -81,7 +88,7 @@ def compiled_kernels() -> Any:
     ``picked_delta``, ``picked_mask`` and ``picked_input_grad`` (the actor-loss backward
     through each critic over its own rows) and ``actor_head_backward`` (through ``tanh``,
     the sample and the heads). The first layers go through
-    :func:`palaestra.train.dqn.compiled_kernels`' ``narrow_forward``. The loops may sum in
+    :func:`palaestra.train._mlp_kernels.compiled_kernels`' ``narrow_forward``. The loops may sum in
     another order (as a BLAS does) but keep NaN and infinity. numba is the
     ``palaestra[fast]`` extra; without it the step runs as torch operations.
 
@@ -91,10 +98,8 @@ def compiled_kernels() -> Any:
         True
     """
     if "kernels" not in _KERNELS:
-        from palaestra.train.dqn import compiled_kernels as dqn_kernels
-
         try:
-            narrow = dqn_kernels()
+            narrow = mlp_kernels()
             _KERNELS["kernels"] = None if narrow is None else _build_kernels(narrow)
         except ImportError:
             _KERNELS["kernels"] = None
@@ -390,7 +395,7 @@ class SACGradients:
             and first.dtype == torch.float32
             and max(first.shape[1], self._critics[0][0][0].shape[1]) <= COMPILED_INPUT
         )
-        self.kernels = compiled_kernels() if usable and compiled is not False else None
+        self.kernels: Any = compiled_kernels() if usable and compiled is not False else None
         if compiled and self.kernels is None:
             raise ValueError(
                 "compiled=True needs numba (pip install 'palaestra[fast]'), float32 "
@@ -751,6 +756,7 @@ class SACGradients:
             loss = half_mse if loss is None else loss + half_mse
             grads = self._critic_grads[k * per_critic : (k + 1) * per_critic]
             self._backward(layers, activations, error.mul_(scale).unsqueeze(-1), f"q{k}", grads)
+        assert loss is not None  # a twin critic has two
         return loss
 
     @torch.no_grad()
@@ -791,6 +797,7 @@ class SACGradients:
                 picked.append(torch.index_select(activation, 0, index, out=rows_out[:count]))
             delta = torch.full((count, 1), -scale, dtype=q.dtype, device=q.device)
             part = self._backward(layers, picked, delta, f"q{k}", None, input_columns=obs_dim)
+            assert part is not None  # without grads, _backward returns the input gradient
             action_grad.index_copy_(0, index, part)
         # Through tanh, the reparameterized Gaussian sample and its log-probability.
         log_prob_grad = ent_coef * scale

@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,7 +32,10 @@ __all__ = [
     "squashed_sample",
 ]
 
-torch = require_torch()
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = require_torch()
 nn = torch.nn
 F = torch.nn.functional
 

@@ -180,9 +180,9 @@ def test_a_config_naming_huge_layers_is_refused_before_allocating(model, linear_
 )
 def test_algo_load_refuses_huge_layers_before_allocating(tmp_path, linear_devices, algo, env_id):
     # Before: PPO/DQN/SAC.load built the agent from the config's sizes, then failed to load.
-    from palaestra.train.runner import _algorithm
+    from palaestra.train.core import registry
 
-    algorithm = _algorithm(algo)[0]
+    algorithm = registry.get(algo).agent_class()
     path = tmp_path / "model.pt"
     algorithm("MlpPolicy", env_id, hidden_sizes=(8,)).save(path)
     state = load_state(path)

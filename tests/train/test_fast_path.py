@@ -1,8 +1,9 @@
-"""PPO's hand-written MLP fast path: chosen when it applies, equal to the autograd path.
+"""PPO's hand-written backends: when they apply, and what they share with autograd.
 
-The fast path has two implementations of the same step: the compiled one (numba loops and
+The backends are two implementations of the same step: the compiled one (numba loops and
 NumPy products, :mod:`palaestra.train.ppo_gradients`, chosen when numba is installed) and
-the torch one; ``compiled`` parametrizes each equality check over both.
+the torch one; ``compiled`` parametrizes the checks over both. That each equals autograd
+on :meth:`PPO.loss <palaestra.train.ppo.PPO.loss>` is ``tests/train/test_backends.py``'s.
 """
 
 import numpy as np
@@ -13,10 +14,12 @@ torch = pytest.importorskip("torch")
 import palaestra as gym  # noqa: E402
 from palaestra.spaces import Box, MultiDiscrete  # noqa: E402
 from palaestra.train import ppo_gradients  # noqa: E402
+from palaestra.train.core.optim import FlatGradients, clip_grad_norm  # noqa: E402
 from palaestra.train.diagnostics import NonFiniteError  # noqa: E402
-from palaestra.train.ppo import PPO, _clip_gradients  # noqa: E402
-from palaestra.train.ppo_gradients import FlatGradients, PPOGradients  # noqa: E402
+from palaestra.train.ppo import PPO  # noqa: E402
+from palaestra.train.ppo_gradients import PPOGradients  # noqa: E402
 from tests.train.envs import ActionSpaceEnv  # noqa: E402
+from tests.train.helpers import ppo_batch  # noqa: E402
 
 TINY = {"num_envs": 2, "n_steps": 8, "batch_size": 16, "n_epochs": 1, "hidden_sizes": (8, 6)}
 HAS_NUMBA = ppo_gradients.compiled_kernels() is not None
@@ -35,6 +38,7 @@ def _fast_agent(env_id, compiled, **settings):
     assert agent.fast_path
     if not compiled:
         agent._compiled = None
+        agent.backend = "hand-written"
     assert (agent._compiled is not None) == compiled
     return agent
 
@@ -64,79 +68,6 @@ def test_both_paths_start_from_the_same_weights():
         slow_out, slow_values = slow.policy(observations)
     torch.testing.assert_close(fast_out, slow_out)
     torch.testing.assert_close(fast_values, slow_values)
-
-
-def _batch(agent, generator, size=16):
-    """A minibatch with ratios and values moved outside the clip ranges."""
-    obs_dim = int(np.prod(agent.observation_space.shape))
-    observations = torch.randn(size, obs_dim, generator=generator)
-    with torch.no_grad():
-        actions, log_probs, _, values = agent.policy.get_action_and_value(observations)
-    return (
-        observations,
-        actions,
-        log_probs + 0.4 * torch.randn(size, generator=generator),
-        values + 0.5 * torch.randn(size, generator=generator),
-        torch.randn(size, generator=generator),
-        torch.randn(size, generator=generator),
-    )
-
-
-def _fast_gradients_as_towers(agent):
-    """The fast path's stacked gradients laid out like the policy's actor/critic layers."""
-    grads = []
-    for tower, index in ((agent.policy.actor, 0), (agent.policy.critic, 1)):
-        linears = [m for m in tower if isinstance(m, torch.nn.Linear)]
-        for layer, weight, bias in zip(linears, agent.model.weights, agent.model.biases):
-            out = layer.weight.shape[0]
-            grads.append(weight.grad[index].T[:out])
-            grads.append(bias.grad[index, 0, :out])
-    return grads
-
-
-def _autograd_gradients_as_towers(agent):
-    grads = []
-    for tower in (agent.policy.actor, agent.policy.critic):
-        for layer in (m for m in tower if isinstance(m, torch.nn.Linear)):
-            grads += [layer.weight.grad, layer.bias.grad]
-    return grads
-
-
-@pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
-@pytest.mark.parametrize("clip_range_vf", [None, 0.2])
-@pytest.mark.parametrize("ent_coef", [0.05, 0.0])
-@pytest.mark.parametrize("hidden_sizes", [(8, 6), (8,), (8, 6, 5)])
-def test_fast_and_autograd_paths_give_the_same_gradients_on_the_same_batch(
-    env_id, clip_range_vf, ent_coef, hidden_sizes, compiled
-):
-    settings = dict(
-        TINY,
-        ent_coef=ent_coef,
-        vf_coef=0.7,
-        clip_range=0.1,
-        clip_range_vf=clip_range_vf,
-        hidden_sizes=hidden_sizes,
-    )
-    fast = _fast_agent(env_id, compiled, seed=2, **settings)
-    slow = PPO("MlpPolicy", env_id, seed=2, fast_path=False, **settings)
-    with torch.no_grad():  # a policy far from uniform, the same in both
-        for agent in (fast, slow):
-            agent.policy.actor[-1].weight.mul_(100.0)
-        fast.model.load_state_dict(
-            type(fast.model).from_towers(fast.policy.actor, fast.policy.critic).state_dict()
-        )
-    batch = _batch(slow, torch.Generator().manual_seed(1))
-    for agent in (fast, slow):
-        agent._advantages_normalized = False
-    fast_stats = fast.compute_gradients(batch)
-    slow_stats = slow.compute_gradients(batch)
-    for got, want in zip(_fast_gradients_as_towers(fast), _autograd_gradients_as_towers(slow)):
-        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-6)
-    if env_id == "Pendulum-v1":  # the Gaussian's log standard deviation
-        torch.testing.assert_close(fast.head.log_std.grad, slow.policy.head.log_std.grad)
-    # loss, policy loss, value loss, entropy, approx KL, clip fraction; and the norm
-    torch.testing.assert_close(fast_stats, slow_stats, rtol=1e-5, atol=1e-6)
-    assert float(fast._last_grad_norm) == pytest.approx(float(slow._last_grad_norm), rel=1e-5)
 
 
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
@@ -169,7 +100,7 @@ def test_the_compiled_step_does_not_apply_to_other_heads():
 
 def test_a_non_finite_gradient_stops_the_fast_path_with_the_step(compiled):
     agent = _fast_agent("CartPole-v1", compiled, **TINY)
-    batch = list(_batch(agent, torch.Generator().manual_seed(0)))
+    batch = list(ppo_batch(agent, torch.Generator().manual_seed(0)))
     batch[0] = batch[0].clone()
     batch[0][3, 1] = float("nan")
     agent._advantages_normalized = False
@@ -189,7 +120,7 @@ def test_flat_gradient_clipping_equals_per_tensor_clipping(scale):
     for p, q, g in zip(plain, flat, grads):
         p.grad = g.clone()
         q.grad += g  # what autograd does with an existing .grad: accumulate in place
-    want = float(_clip_gradients(plain, 0.5))
+    want = float(clip_grad_norm(plain, 0.5))
     assert gradients.clip(0.5) == pytest.approx(want, rel=1e-6)
     for p, q in zip(plain, flat):
         torch.testing.assert_close(q.grad, p.grad)
@@ -218,7 +149,7 @@ def test_fast_path_training_is_deterministic(compiled_step):
     curves = []
     for _ in range(2):
         agent = _fast_agent("CartPole-v1", compiled_step, seed=4, **dict(TINY, n_epochs=3))
-        curves.append([row["loss"] for row in agent.learn(64, progress_bar=False)])
+        curves.append([row["loss"] for row in agent.learn(64, progress_bar=False).history])
     assert curves[0] == curves[1]
 
 

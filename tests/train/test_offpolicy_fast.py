@@ -1,8 +1,9 @@
 """The off-policy speed-ups compute what the plain versions compute.
 
 - ``DQNGradients`` (hand-written DQN and double-DQN gradients) equals autograd on the same
-  batch, through its numba kernels and through torch operations alone, and a fast-path
-  training round equals an autograd round; ``ChunkedTargetValues`` equals the network.
+  batch, through its numba kernels and through torch operations alone (that a training
+  round equals autograd on ``DQN.loss`` is ``test_backends.py``'s); ``ChunkedTargetValues``
+  equals the network.
 - ``AdamStep`` is bit-for-bit ``torch.optim.Adam(fused=True).step()``.
 - ``ReplayBuffer.sample_batches`` draws rows that are stored transitions, consistently.
 """
@@ -16,16 +17,16 @@ import pytest
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
+from palaestra.train.core.optim import AdamStep  # noqa: E402
 from palaestra.train.dqn import (  # noqa: E402
     COMPILED_INPUT,
     DQN,
-    NARROW_INPUT,
     ChunkedTargetValues,
     DQNGradients,
     compiled_kernels,
     huber,
 )
-from palaestra.train.offpolicy import AdamStep, ReplayBuffer, relu_mlp  # noqa: E402
+from palaestra.train.offpolicy import NARROW_INPUT, ReplayBuffer, relu_mlp  # noqa: E402
 
 BATCH = 16
 OBS_DIM = 4
@@ -182,22 +183,6 @@ def test_dqn_gradients_clip_scales_to_the_max_norm_and_returns_the_norm_before()
     assert gradients.clip_(before / 4) == pytest.approx(before, rel=1e-6)
     after = float(torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in params])))
     assert after == pytest.approx(before / 4, rel=1e-5)
-
-
-@pytest.mark.parametrize("double_q", [True, False])
-def test_dqn_fast_path_round_matches_autograd_round(double_q):
-    hp = dict(learning_starts=64, batch_size=16, gradient_steps=4, hidden_sizes=(16,), seed=2)
-    fast, slow = (
-        DQN("MlpPolicy", "CartPole-v1", fast_path=f, double_q=double_q, **hp) for f in (True, False)
-    )
-    for agent in (fast, slow):
-        agent.learn(64, progress_bar=False)  # same seed: same transitions, no update yet
-        agent._train()
-        agent._train()  # the second round runs with a target network behind the Q-network
-    for a, b in zip(fast.q_net.parameters(), slow.q_net.parameters()):
-        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
-    assert fast._last["loss"] == pytest.approx(slow._last["loss"], rel=1e-5)
-    assert fast.num_updates == slow.num_updates == 8
 
 
 def test_adam_step_is_bitwise_fused_adam():

@@ -13,8 +13,15 @@ from palaestra.train.envs import EpisodeTracker, normalization_state  # noqa: E4
 from palaestra.train.ppo import PPO, PPOConfig  # noqa: E402
 
 
+def test_learn_returns_the_agent_as_sb3s_does(tiny_ppo_config):
+    agent = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config)
+    assert agent.learn(total_timesteps=64) is agent
+
+
 def test_learn_reports_one_stats_row_per_update(tiny_ppo_config):
-    history = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=128)
+    history = (
+        PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=128).history
+    )
     assert [row["steps"] for row in history] == [64, 128]
     assert {"loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction"} <= set(
         history[0]
@@ -22,22 +29,30 @@ def test_learn_reports_one_stats_row_per_update(tiny_ppo_config):
 
 
 def test_same_seed_gives_the_same_learning_curve(tiny_ppo_config):
-    first = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=256)
-    second = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=256)
+    first = (
+        PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=256).history
+    )
+    second = (
+        PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=256).history
+    )
     keys = ("loss", "value_loss", "mean_return", "grad_norm")
     assert [[row[k] for k in keys] for row in first] == [[row[k] for k in keys] for row in second]
 
 
 def test_different_seeds_give_different_curves(tiny_ppo_config):
     other = dataclasses.replace(tiny_ppo_config, seed=4)
-    first = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=128)
-    second = PPO("MlpPolicy", "CartPole-v1", config=other).learn(total_timesteps=128)
+    first = (
+        PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(total_timesteps=128).history
+    )
+    second = PPO("MlpPolicy", "CartPole-v1", config=other).learn(total_timesteps=128).history
     assert first[-1]["loss"] != second[-1]["loss"]
 
 
 def test_callback_returning_false_stops_training(tiny_ppo_config):
-    history = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config).learn(
-        512, callback=lambda stats: False
+    history = (
+        PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config)
+        .learn(512, callback=lambda stats: False)
+        .history
     )
     assert len(history) == 1
 
@@ -148,4 +163,27 @@ def test_unavailable_cuda_is_a_clear_error(tiny_ppo_config):
 def test_a_given_vector_env_decides_the_number_of_sub_envs(tiny_ppo_config):
     agent = PPO("MlpPolicy", gym.make_vec("CartPole-v1", num_envs=3), config=tiny_ppo_config)
     assert agent.config.num_envs == 3
-    assert agent.learn(total_timesteps=48)[-1]["steps"] == 48
+    assert agent.learn(total_timesteps=48).history[-1]["steps"] == 48
+
+
+def adam_steps(agent):
+    return int(next(iter(agent.optimizer.state.values()))["step"])
+
+
+@pytest.mark.parametrize("fast_path", [None, False], ids=["backend", "autograd"])
+def test_without_target_kl_every_minibatch_of_every_epoch_steps(tiny_ppo_config, fast_path):
+    agent = PPO("MlpPolicy", "CartPole-v1", config=tiny_ppo_config, fast_path=fast_path)
+    agent.learn(total_timesteps=64)  # one rollout of 64 rows: 2 minibatches x 2 epochs
+    assert adam_steps(agent) == 4
+
+
+@pytest.mark.parametrize("fast_path", [None, False], ids=["backend", "autograd"])
+def test_target_kl_stops_the_epochs_before_the_first_step_past_it(tiny_ppo_config, fast_path):
+    # The first minibatch is scored under the rollout's own policy (KL 0 up to rounding)
+    # and steps; the second has moved past 1.5 * 1e-9 and stops the update before its step.
+    agent = PPO(
+        "MlpPolicy", "CartPole-v1", config=tiny_ppo_config, fast_path=fast_path, target_kl=1e-9
+    )
+    agent.learn(total_timesteps=128)
+    assert adam_steps(agent) == 2
+    assert [row["approx_kl"] <= 1.5e-9 for row in agent.history] == [True, True]
