@@ -302,7 +302,7 @@ def test_allow_import_lets_resume_import_the_runs_module(run_naming, capsys, mon
     finally:
         sys.modules.pop("evilmod", None)
     assert (out / "PWNED").exists()
-    assert "trained ppo on CartPole-v1: 1024 steps" in capsys.readouterr().out
+    assert "trained ppo on CartPole-v1: 512 steps (512 to 1024, resumed)" in capsys.readouterr().out
 
 
 def test_train_reinforce_on_a_nan_reward_exits_non_zero_without_a_model(tmp_path, capsys):
@@ -454,8 +454,7 @@ def test_text_for_a_numeric_hyper_parameter_is_one_line(tmp_path, capsys):
     args = ["train", "CartPole-v1", "--out", str(tmp_path), "--set", "learning_rate=abc", *TINY]
     assert main(args) == 2
     assert one_error_line(capsys) == (
-        "palaestra train: error: learning_rate='abc' is not a number "
-        "(e.g. learning_rate=0.0003)."
+        "palaestra train: error: learning_rate='abc' is not a number (e.g. learning_rate=0.0003).\n"
     )
 
 
