@@ -82,6 +82,16 @@ training. The sampled-action evaluation runs only when the deterministic one rea
 target, and the confirmation only when both did; the confirmation is the final
 evaluation."""
 
+EVALUATION_BUDGET = 1.0
+"""Batched env steps the default periodic evaluations may play per batched training step.
+
+A scheduled evaluation is skipped while the periodic evaluations so far (and the
+evaluations that check a target) have played more steps one after another (the longest
+episode of each round) than training has (env steps / sub-envs). Long episodes of a
+trained policy would otherwise cost several times the training itself (80 evaluations
+of 500-step CartPole episodes for 20k training steps); the spacing follows from counts,
+not from time, so a seed still gives the same run."""
+
 PHASES = ("setup", "training", "evaluation", "checkpoints", "artifacts")
 """The phases whose wall time ``summary.json`` reports under ``seconds``."""
 
@@ -119,7 +129,8 @@ class RunSettings:
         eval_episodes: episodes of the final evaluation (which also confirms a target).
         periodic_eval_episodes: episodes of each periodic evaluation, played at once.
         eval_every: env steps between evaluations; ``None`` takes the preset's (or about
-            50 per run).
+            50 per run) and then skips an evaluation while the periodic ones have played
+            more batched steps than training has (see :data:`EVALUATION_BUDGET`).
         target: stop once evaluations reach this mean return (:data:`STOP_RULE`);
             ``None`` takes the env spec's ``reward_threshold``.
         checkpoints: number of periodic checkpoints (a final one is always written);
@@ -378,6 +389,8 @@ class _EvaluationEnvs:
         self.agent = agent
         self._envs: dict[int, Any] = {}
         self._policy: tuple[int, Any] | None = None
+        self.played_steps = 0
+        """Batched steps played so far: the longest episode of each round, summed."""
 
     def evaluate(self, episodes: int, seed: int, deterministic: bool = True) -> np.ndarray:
         num_envs = min(episodes, 100)
@@ -387,7 +400,13 @@ class _EvaluationEnvs:
             self._envs[num_envs], normalization_state(self.agent.env), freeze=True
         )
         policy = self._acting_policy()
-        return evaluate(policy, envs, episodes=episodes, deterministic=deterministic, seed=seed)
+        returns, lengths = evaluate(
+            policy, envs, episodes, deterministic, seed=seed, return_lengths=True
+        )
+        self.played_steps += sum(
+            int(lengths[start : start + num_envs].max()) for start in range(0, episodes, num_envs)
+        )
+        return returns
 
     def _acting_policy(self) -> Any:
         """Return the agent's current weights as a TrainedPolicy (or the agent, lacking one)."""
@@ -768,6 +787,7 @@ def _summary(
         "stop_rule": STOP_RULE if target is not None else None,
         "reached_target": loop.reached_target,
         "evaluations": loop.evaluations,
+        "evaluations_skipped": loop.evaluations_skipped,
         "best_model": loop.best,
         "checkpoints": loop.checkpoints_written,
         "interrupted": False,
@@ -896,6 +916,9 @@ class _TrainingLoop:
         self.clock, self.evaluation_envs = clock, evaluations
         self.reached_target = False
         self.evaluations = 0
+        self.evaluations_skipped = 0
+        self.budgeted = settings.eval_every is None
+        self.start_step = agent.num_steps
         self.best = best
         self.final: np.ndarray | None = None
         self.checkpoints_written: list[str] = []
@@ -962,11 +985,19 @@ class _TrainingLoop:
         if self.settings.algo != "reinforce" and steps >= self.next_eval:
             while self.next_eval <= steps:
                 self.next_eval += self.eval_every
-            row, self.reached_target = self._evaluate(stats)
-            self.metrics.write(row)
-            return not self.reached_target
+            if self._evaluation_is_affordable():
+                row, self.reached_target = self._evaluate(stats)
+                self.metrics.write(row)
+                return not self.reached_target
+            self.evaluations_skipped += 1
         self.metrics.write(stats)
         return True
+
+    def _evaluation_is_affordable(self) -> bool:
+        if not self.budgeted:
+            return True
+        trained = (self.agent.num_steps - self.start_step) / getattr(self.agent.env, "num_envs", 1)
+        return self.evaluation_envs.played_steps <= EVALUATION_BUDGET * trained
 
     def _checkpoint_is_due(self) -> bool:
         seconds = self.checkpoint_seconds

@@ -66,11 +66,21 @@ def test_a_run_that_stops_early_still_writes_a_checkpoint(tmp_path):
 
 def test_the_learning_curve_has_several_evaluation_points(tmp_path):
     # Before: the headline run's curve was one evaluation dot.
-    run_training(settings(tmp_path, steps=1024))
+    summary = run_training(settings(tmp_path, steps=1024))
+    rows = read_metrics(tmp_path / "run" / "metrics.csv")
+    evaluations = [row["steps"] for row in rows if "eval_mean" in row]
+    # Every 256 steps while the evaluations have played fewer batched steps than training
+    # (at 1024 they had not), then the final one.
+    assert evaluations == [256, 512, 768, 1024]
+    assert (summary["evaluations"], summary["evaluations_skipped"]) == (3, 1)
+    assert (tmp_path / "run" / "learning_curve.png").stat().st_size > 0
+
+
+def test_an_explicit_eval_every_is_kept_whatever_the_evaluations_cost(tmp_path):
+    run_training(settings(tmp_path, steps=1024, eval_every=256))
     rows = read_metrics(tmp_path / "run" / "metrics.csv")
     evaluations = [row["steps"] for row in rows if "eval_mean" in row]
     assert evaluations == [256, 512, 768, 1024, 1024]  # every 256 steps, then the final one
-    assert (tmp_path / "run" / "learning_curve.png").stat().st_size > 0
 
 
 def test_tensorboard_event_files_are_written(tmp_path):
@@ -341,7 +351,8 @@ def test_a_lucky_argmax_does_not_stop_the_run(tmp_path):
     # Before: seed 0 stopped at 1536 steps on one deterministic evaluation of 500 while its
     # sampled actions scored ~33: a nearly uniform policy.
     # Here seed 0 scores 500 at 2304-2816 steps deterministically, 107-146 sampling.
-    summary = run_training(settings(tmp_path, steps=4096, target=475.0, seed=0))
+    run = settings(tmp_path, steps=4096, target=475.0, seed=0, eval_every=256)
+    summary = run_training(run)
     rows = read_metrics(tmp_path / "run" / "metrics.csv")
     # Sampled actions are evaluated only when the deterministic evaluation reached 475.
     lucky = [row for row in rows if "eval_stochastic_mean" in row]
