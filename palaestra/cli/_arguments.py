@@ -48,3 +48,26 @@ def positive_float(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return value
+
+
+def folder_path(text: str) -> str:
+    """Parse a command-line folder path, refusing the empty one.
+
+    An empty ``--out ''`` (an unset shell variable) would otherwise mean the current
+    folder and scatter a run's files there.
+
+    Args:
+        text: the value as typed.
+
+    Raises:
+        argparse.ArgumentTypeError: the value is empty or only spaces.
+
+    Example:
+        >>> folder_path("runs/cartpole")
+        'runs/cartpole'
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected a folder path, got {text!r} (for the current folder, pass '.')"
+        )
+    return text

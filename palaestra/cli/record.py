@@ -160,6 +160,10 @@ def _random_policy(env: Env, seed: int | None) -> Policy:
 
 def run(args: argparse.Namespace) -> int:
     """Film ``args.episodes`` episodes of ``args.env_id`` into ``args.out``; return 0."""
+    if not args.out.lower().endswith(".mp4"):
+        raise error.Error(
+            f"--out {args.out!r}: record writes h264 mp4 files; name a file ending in .mp4."
+        )
     out_folder = os.path.dirname(os.path.abspath(args.out))
     if not os.path.isdir(out_folder):
         raise error.Error(f"--out {args.out!r}: the folder {out_folder} does not exist")

@@ -15,7 +15,7 @@ Example:
     >>> out = tempfile.mkdtemp()
     >>> main(["train", "CartPole-v1", "--steps", "512", "--out", out, "--no-video",
     ...       "--no-progress", "--eval-episodes", "2"])  # doctest: +ELLIPSIS
-    trained ppo on CartPole-v1: 512 steps in ... s; evaluation (deterministic) ... over 2 episodes
+    trained ppo on CartPole-v1: 512 steps in ... s (+ ... s evaluating); final evaluation ...
     artifacts in ...
     0
 """
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from palaestra import error
-from palaestra.cli._arguments import positive_float, positive_int
+from palaestra.cli._arguments import folder_path, positive_float, positive_int
 from palaestra.train.core import registry
 
 ALGORITHMS = registry.names()
@@ -113,9 +113,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="train an agent (PPO, DQN, SAC or REINFORCE) on an environment",
         description=(
             "Train an agent on ENV_ID with tuned defaults for the env, evaluate it "
-            "periodically with deterministic actions (stopping at the env's reward "
-            "threshold) and write metrics.csv, TensorBoard logs, checkpoints, model.pt, "
-            "learning_curve.png and a video into --out."
+            "periodically on a few episodes, stop once the env's reward threshold is "
+            "reached with deterministic and with sampled actions (and confirmed over "
+            "--eval-episodes episodes), and write metrics.csv, TensorBoard logs, "
+            "checkpoints, model.pt, best_model.pt, learning_curve.png and a video "
+            "into --out."
         ),
     )
     parser.add_argument(
@@ -126,16 +128,28 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     parser.add_argument("--algo", choices=registry.names(), default="ppo", help="default: ppo")
     parser.add_argument(
-        "--steps", type=positive_int, default=None, metavar="N", help="env-step budget"
+        "--steps",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="env-step budget (PPO: rounded up to whole rollouts)",
     )
     parser.add_argument("--num-envs", type=positive_int, default=None, metavar="N", help="sub-envs")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="default: 0")
     parser.add_argument(
-        "--out", default=None, metavar="DIR", help="default: runs/<env>-<algo>-s<seed>"
+        "--out",
+        type=folder_path,
+        default=None,
+        metavar="DIR",
+        help="default: runs/<env>-<algo>-s<seed>",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
     parser.add_argument(
-        "--resume", metavar="DIR", default=None, help="continue the run in DIR to its budget"
+        "--resume",
+        type=folder_path,
+        metavar="DIR",
+        default=None,
+        help="continue the run in DIR to its budget",
     )
     parser.add_argument(
         "--allow-import",
@@ -161,13 +175,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "--config", metavar="FILE", default=None, help="hyper-parameters from a TOML/JSON file"
     )
     parser.add_argument(
-        "--eval-episodes", type=positive_int, default=100, metavar="N", help="default: 100"
+        "--eval-episodes",
+        type=positive_int,
+        default=100,
+        metavar="N",
+        help="episodes of the final evaluation (default: 100)",
+    )
+    parser.add_argument(
+        "--periodic-eval-episodes",
+        type=positive_int,
+        default=10,
+        metavar="N",
+        help="episodes of each periodic evaluation, played at once (default: 10)",
     )
     parser.add_argument(
         "--eval-every", type=positive_int, default=None, metavar="N", help="env steps"
     )
     parser.add_argument(
-        "--target", type=float, default=None, help="stop once evaluation reaches this return"
+        "--target",
+        type=float,
+        default=None,
+        help="stop once evaluations reach this mean return (default: the env's threshold)",
     )
     parser.add_argument(
         "--checkpoint-every",
@@ -280,6 +308,7 @@ def _train(args: argparse.Namespace) -> int:
             out=args.out,
             device=args.device,
             eval_episodes=args.eval_episodes,
+            periodic_eval_episodes=args.periodic_eval_episodes,
             eval_every=args.eval_every,
             target=args.target,
             video=not args.no_video,
@@ -294,16 +323,61 @@ def _train(args: argparse.Namespace) -> int:
     except RunInterrupted as exc:
         print(f"palaestra train: {exc}")
         return INTERRUPTED
+    except ModuleNotFoundError as exc:
+        raise _missing_dependency(settings.env_id, exc) from None
     except (ValueError, TypeError) as exc:  # bad settings (spaces, values, ...) are usage errors
         raise error.Error(str(exc).splitlines()[0]) from exc
-    mean, std = summary["eval_mean"], summary["eval_std"]
-    print(
-        f"trained {summary['algo']} on {summary['env_id']}: {summary['steps']} steps in "
-        f"{summary['train_seconds']:.1f} s; evaluation ({summary['eval_mode']}) "
-        f"{_number(mean)} ± {_number(std)} over {summary['eval_episodes']} episodes"
-    )
+    print(summary_line(summary))
     print(f"artifacts in {settings.output_folder()}")
     return 0
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """Return the line ``palaestra train`` prints for a finished run's summary.
+
+    The time is this command's training time (its evaluations apart), so a resumed run
+    names the steps it took itself beside the run's total.
+
+    Example:
+        >>> summary = {"algo": "ppo", "env_id": "CartPole-v1", "steps": 2048,
+        ...            "start_step": 1024, "seconds": {"training": 0.5, "evaluation": 0.25},
+        ...            "eval_mode": "deterministic", "eval_mean": 500.0, "eval_std": 0.0,
+        ...            "eval_episodes": 100, "reached_target": False}
+        >>> print(summary_line(summary))  # doctest: +NORMALIZE_WHITESPACE
+        trained ppo on CartPole-v1: 1024 steps (1024 to 2048, resumed) in 0.5 s
+        (+ 0.2 s evaluating); final evaluation (deterministic) 500.00 ± 0.00 over 100 episodes
+    """
+    seconds = summary["seconds"]
+    start, steps = summary.get("start_step", 0), summary["steps"]
+    taken = f"{steps - start} steps ({start} to {steps}, resumed)" if start else f"{steps} steps"
+    stopped = "; target reached" if summary.get("reached_target") else ""
+    return (
+        f"trained {summary['algo']} on {summary['env_id']}: {taken} in "
+        f"{seconds['training']:.1f} s (+ {seconds['evaluation']:.1f} s evaluating){stopped}; "
+        f"final evaluation ({summary['eval_mode']}) {_number(summary['eval_mean'])} ± "
+        f"{_number(summary['eval_std'])} over {summary['eval_episodes']} episodes"
+    )
+
+
+_EXTRAS = {"mujoco": "mujoco", "ale_py": "atari", "Box2D": "box2d", "pygame": "classic-control"}
+"""Modules an env family needs -> the palaestra extra that installs them."""
+
+
+def _missing_dependency(env_id: str, exc: ModuleNotFoundError) -> Exception:
+    """Turn a module the env needs but cannot import into one line naming the install.
+
+    The module of a ``module:Env-v0`` id is the user's own: that error stays as it is (the
+    command line then suggests ``--import-path``).
+    """
+    missing = (exc.name or "").split(".")[0]
+    own = env_id.split(":", 1)[0] if ":" in env_id else None
+    if own is not None and missing == own.split(".")[0]:
+        return exc
+    extra = _EXTRAS.get(missing)
+    install = f'pip install "palaestra[{extra}]"' if extra else f"pip install {missing}"
+    return error.DependencyNotInstalled(
+        f"{env_id} needs the Python package {missing!r}, which is not installed; run `{install}`."
+    )
 
 
 def _set_checkpointing(settings: Any, args: argparse.Namespace) -> None:

@@ -49,7 +49,8 @@ def evaluate(
     deterministic: bool = True,
     seed: int | None = 10_000,
     max_episode_steps: int | None = None,
-) -> np.ndarray:
+    return_lengths: bool = False,
+) -> Any:
     """Play ``episodes`` episodes and return their undiscounted returns.
 
     Every sub-env plays its first episode only (later ones would favour short episodes),
@@ -65,9 +66,12 @@ def evaluate(
         max_episode_steps: cut each episode after this many steps (its return so far
             counts); ``None``: the env's own time limit, or :data:`EPISODE_STEP_CAP` (with
             a warning, see :func:`episode_step_cap`) when it has none.
+        return_lengths: also return each episode's length (as Stable-Baselines3's
+            ``evaluate_policy(..., return_episode_rewards=True)`` does).
 
     Returns:
-        float64 array of ``episodes`` returns.
+        float64 array of ``episodes`` returns; with ``return_lengths``,
+        ``(returns, lengths)``, the lengths an int64 array.
 
     Raises:
         ValueError: if ``episodes`` is not positive.
@@ -80,6 +84,10 @@ def evaluate(
         >>> returns = evaluate(Left(), gym.make_vec("CartPole-v1", num_envs=4), episodes=6)
         >>> returns.shape, bool(returns.max() < 20)
         ((6,), True)
+        >>> returns, lengths = evaluate(Left(), gym.make_vec("CartPole-v1", num_envs=2),
+        ...                             episodes=2, return_lengths=True)
+        >>> bool((returns == lengths).all())  # CartPole pays 1 per step
+        True
     """
     if episodes < 1:
         raise ValueError(f"episodes must be positive, got {episodes!r}.")
@@ -87,25 +95,33 @@ def evaluate(
         max_episode_steps if max_episode_steps is not None else episode_step_cap(envs, "evaluation")
     )
     returns: list[float] = []
+    lengths: list[int] = []
     round_index = 0
     while len(returns) < episodes:
         round_seed = None if seed is None else seed + round_index * envs.num_envs
-        returns += _play_round(policy, envs, deterministic, round_seed, cap)
+        totals, steps = _play_round(policy, envs, deterministic, round_seed, cap)
+        returns += totals
+        lengths += steps
         round_index += 1
-    return np.asarray(returns[:episodes], dtype=np.float64)
+    played = np.asarray(returns[:episodes], dtype=np.float64)
+    if return_lengths:
+        return played, np.asarray(lengths[:episodes], dtype=np.int64)
+    return played
 
 
 def _play_round(
     policy: Any, envs: Any, deterministic: bool, seed: int | None, cap: int | None
-) -> list[float]:
+) -> tuple[list[float], list[int]]:
     observations, _ = envs.reset(seed=seed)
     totals = np.zeros(envs.num_envs)
+    lengths = np.zeros(envs.num_envs, dtype=np.int64)
     running = np.ones(envs.num_envs, dtype=bool)
     steps = 0
     while running.any() and (cap is None or steps < cap):
         actions = policy.predict(observations, deterministic=deterministic)
         observations, rewards, terminated, truncated, _ = envs.step(actions)
         totals += np.where(running, rewards, 0.0)
+        lengths += running
         running &= ~np.logical_or(terminated, truncated)
         steps += 1
-    return totals.tolist()
+    return totals.tolist(), lengths.tolist()

@@ -20,6 +20,7 @@ METRIC_NAMES: dict[str, str] = {
     "exploration_rate": "charts/epsilon",
     "eval_mean": "eval/mean_return",
     "eval_std": "eval/std_return",
+    "eval_stochastic_mean": "eval/stochastic_mean_return",
     "loss": "losses/loss",
     "policy_loss": "losses/policy_loss",
     "value_loss": "losses/value_loss",

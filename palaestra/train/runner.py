@@ -1,8 +1,9 @@
 """One training run end to end: what ``palaestra train`` does.
 
 A run trains an agent with the env's preset hyper-parameters (plus overrides), shows a
-progress bar, evaluates periodically (deterministic actions; stopping once the target
-return is reached), and writes into its output folder:
+progress bar, evaluates periodically on a few episodes (``periodic_eval_episodes``, played
+at once on one batched env), stops once the policy is trained (see :data:`STOP_RULE`),
+evaluates the final agent on ``eval_episodes`` episodes, and writes into its output folder:
 
 - ``settings.json``: what was asked (``palaestra train --resume DIR`` reads it back);
 - ``metrics.csv``: one row per update (PPO), per log interval (DQN, SAC) or per episode
@@ -11,9 +12,19 @@ return is reached), and writes into its output folder:
 - ``tensorboard/``: the same metrics as TensorBoard event files;
 - ``checkpoints/step_<N>.pt``: periodic checkpoints, and always one at the end;
 - ``model.pt``: the final agent (weights, optimizer, hyper-parameters, normalization);
+- ``best_model.pt``: the agent at its best evaluation (as Stable-Baselines3's
+  ``EvalCallback`` keeps it): the best periodic evaluation, or the final agent when the
+  final evaluation is at least as good;
 - ``learning_curve.png``: returns against env steps;
 - ``agent-episode-0.mp4``: the trained agent playing one episode;
-- ``summary.json``: steps, wall time and the final evaluation (and how the run ended).
+- ``summary.json``: steps, the wall time of each phase (set-up, training, evaluation,
+  checkpoints, artifacts), the final evaluation, the best model and how the run ended.
+
+PPO's rollouts are always whole: the last one is not cut to fit the step budget (a
+shortened last update once undid a LunarLander run), so a run may take up to one rollout
+more than ``steps``, as Stable-Baselines3's ``learn`` does. The video is recorded on a
+thread while the final evaluation runs and the learning curve is drawn; the run returns
+once every artifact is written.
 
 Runs survive: every file is written atomically, the folder is locked while a run uses it
 (an ``flock`` on ``.lock``, which names the owner's host and process id), an existing run
@@ -23,6 +34,7 @@ checkpoint, ``model.pt`` and ``summary.json``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import json
@@ -30,16 +42,20 @@ import math
 import os
 import shutil
 import socket
+import threading
 import time
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from palaestra import error
+from palaestra.train._dynamo_free import skip_dynamo_import
 from palaestra.train.checkpoint import (
     CheckpointError,
+    TrainedPolicy,
     _load_problem,
     check_weights_fit,
     load_policy,
@@ -57,10 +73,34 @@ from palaestra.train.presets import canonical_id, preset
 FINAL_EVAL_SEED = 10_000
 """Seed offset of the final evaluation (``palaestra eval`` uses 10000 by default too)."""
 
+STOP_RULE = (
+    "a periodic evaluation reaches the target with deterministic and with sampled actions, "
+    "and the final evaluation's episodes (deterministic) confirm it"
+)
+"""When a run with a target stops early: a policy whose most likely action balances the
+pole while its sampled actions do not (a lucky argmax of a nearly uniform policy) goes on
+training. The sampled-action evaluation runs only when the deterministic one reached the
+target, and the confirmation only when both did; the confirmation is the final
+evaluation."""
+
+EVALUATION_BUDGET = 1.0
+"""Batched env steps the default periodic evaluations may play per batched training step.
+
+A scheduled evaluation is skipped while the periodic evaluations so far (and the
+evaluations that check a target) have played more steps one after another (the longest
+episode of each round) than training has (env steps / sub-envs). Long episodes of a
+trained policy would otherwise cost several times the training itself (80 evaluations
+of 500-step CartPole episodes for 20k training steps); the spacing follows from counts,
+not from time, so a seed still gives the same run."""
+
+PHASES = ("setup", "training", "evaluation", "checkpoints", "artifacts")
+"""The phases whose wall time ``summary.json`` reports under ``seconds``."""
+
 ARTIFACTS = (
     "settings.json",
     "metrics.csv",
     "model.pt",
+    "best_model.pt",
     "summary.json",
     "learning_curve.png",
     "agent-episode-0.mp4",
@@ -87,11 +127,13 @@ class RunSettings:
         seed: seed of everything.
         out: output folder; ``None`` is ``runs/<env>-<algo>-s<seed>``.
         device: torch device (``"cpu"``, ``"cuda"``, ``"auto"``).
-        eval_episodes: episodes of each evaluation.
+        eval_episodes: episodes of the final evaluation (which also confirms a target).
+        periodic_eval_episodes: episodes of each periodic evaluation, played at once.
         eval_every: env steps between evaluations; ``None`` takes the preset's (or about
-            50 per run).
-        target: stop once an evaluation's mean return reaches it; ``None`` takes the env
-            spec's ``reward_threshold``.
+            50 per run) and then skips an evaluation while the periodic ones have played
+            more batched steps than training has (see :data:`EVALUATION_BUDGET`).
+        target: stop once evaluations reach this mean return (:data:`STOP_RULE`);
+            ``None`` takes the env spec's ``reward_threshold``.
         checkpoints: number of periodic checkpoints (a final one is always written);
             ignored when ``checkpoint_every`` is given.
         checkpoint_every: env steps between checkpoints (written at the first update
@@ -120,6 +162,7 @@ class RunSettings:
     out: str | None = None
     device: str = "cpu"
     eval_episodes: int = 100
+    periodic_eval_episodes: int = 10
     eval_every: int | None = None
     target: float | None = None
     checkpoints: int = 5
@@ -134,6 +177,12 @@ class RunSettings:
     def __post_init__(self) -> None:
         if self.algo not in registry.names():
             raise ValueError(f"algo must be one of {registry.names()}, got {self.algo!r}.")
+        if self.out == "":
+            raise ValueError("out is an empty path; name a folder (or None for runs/...).")
+        for name in ("eval_episodes", "periodic_eval_episodes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}.")
         if self.checkpoint_every is not None and not self.checkpoint_every >= 1:
             raise ValueError(
                 f"checkpoint_every must be a positive number of env steps, got "
@@ -184,13 +233,15 @@ def build_agent(settings: RunSettings) -> tuple[Any, int, float | None]:
         ``(agent, step_budget, target_return)``.
 
     Raises:
-        ValueError: for an unknown hyper-parameter in ``overrides``.
+        ValueError: for an unknown hyper-parameter in ``overrides``, or a value of the
+            wrong kind (text for a number, a number for a flag).
 
     Example:
         >>> agent, budget, target = build_agent(RunSettings("CartPole-v1"))
         >>> type(agent).__name__, budget, target
         ('PPO', 100000, 475.0)
     """
+    skip_dynamo_import()
     chosen = preset(settings.env_id, settings.algo)
     entry = registry.get(settings.algo)
     algorithm, config_class = entry.agent_class(), entry.config_class()
@@ -203,6 +254,7 @@ def build_agent(settings: RunSettings) -> tuple[Any, int, float | None]:
             f"Unknown {settings.algo} hyper-parameters {unknown}; valid ones: "
             f"{config_fields(settings.algo)}."
         )
+    check_value_kinds(config_class, settings.overrides)
     if settings.algo == "reinforce":
         config = config_class(**dict(chosen.config, print_interval=0, **fields))
         agent: Any = algorithm(settings.env_id, config)
@@ -216,6 +268,52 @@ def build_agent(settings: RunSettings) -> tuple[Any, int, float | None]:
         spec_target = getattr(getattr(agent.env, "spec", None), "reward_threshold", None)
         target = spec_target if spec_target is not None else chosen.target
     return agent, settings.steps or chosen.steps, target
+
+
+_NUMBERS = frozenset({"int", "float", "None"})
+_FLAGS = frozenset({"bool", "None"})
+
+
+def check_value_kinds(config_class: type, values: dict[str, Any]) -> None:
+    """Refuse a hyper-parameter value of the wrong kind before any config compares it.
+
+    A field annotated with numbers only (``float``, ``int | None``) takes a number (or
+    ``None`` where allowed); a flag (``bool``) takes ``True`` or ``False``. Other fields
+    are left to the config's own checks.
+
+    Args:
+        config_class: a dataclass of hyper-parameters (``PPOConfig``, ...).
+        values: field name -> value (``--set`` parses ``abc`` as the text ``'abc'``).
+
+    Raises:
+        ValueError: naming the field, the value and the kind expected.
+
+    Example:
+        >>> from palaestra.train.ppo import PPOConfig
+        >>> check_value_kinds(PPOConfig, {"learning_rate": 1e-3, "anneal_lr": True})
+        >>> check_value_kinds(PPOConfig, {"learning_rate": "abc"})
+        Traceback (most recent call last):
+        ...
+        ValueError: learning_rate='abc' is not a number (e.g. learning_rate=0.0003).
+    """
+    import re
+
+    fields = {field.name: field for field in dataclasses.fields(config_class)}
+    for name, value in values.items():
+        field = fields.get(name)
+        if field is None:
+            continue
+        kinds = set(re.findall(r"\w+", str(field.type)))
+        if value is None and "None" in kinds:
+            continue
+        if kinds <= _NUMBERS and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            expected = "a number"
+        elif kinds <= _FLAGS and not isinstance(value, bool):
+            expected = "true or false"
+        else:
+            continue
+        example = field.default if field.default not in (None, dataclasses.MISSING) else 1
+        raise ValueError(f"{name}={value!r} is not {expected} (e.g. {name}={example!r}).")
 
 
 class _Progress:
@@ -245,30 +343,118 @@ class _Progress:
                 f"{steps}/{self.total} steps | {speed:.0f} steps/s | mean return {mean_return:.1f}"
             )
 
+    def finish(self, steps: int, reason: str) -> None:
+        """End the bar at ``steps`` (full, not stuck where an early stop left it)."""
+        if self.bar is not None:
+            self.bar.total = steps
+            self.bar.n = steps
+            self.bar.set_postfix_str(reason)
+        elif self.enabled:
+            print(f"{steps}/{self.total} steps | {reason}")
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
 
 
-def _evaluation_env(agent: Any, num_envs: int) -> Any:
-    """Make evaluation envs with the agent's normalization and its step timeout, if any."""
-    from palaestra import make_vec
+class _EvaluationEnvs:
+    """One batched env per episode count, made once and reused by every evaluation.
 
-    envs: Any = make_vec(agent.env_id, num_envs=num_envs)
-    timeout = getattr(agent.config, "step_timeout", None)
-    if timeout is not None:
-        from palaestra.train.diagnostics import DiagnosticsWrapper
+    Each evaluation wraps it with the agent's current observation normalization (frozen)
+    and honours the agent's step timeout. The agent acts through a
+    :class:`~palaestra.train.checkpoint.TrainedPolicy` of its current weights, made once
+    per update: the agent's own ``predict`` re-syncs its acting network at every call,
+    which made an evaluation step about 3x dearer.
+    """
 
-        envs = DiagnosticsWrapper(envs, step_timeout=timeout)
-    return load_normalization_state(envs, normalization_state(agent.env), freeze=True)
+    def __init__(self, agent: Any):
+        self.agent = agent
+        self._envs: dict[int, Any] = {}
+        self._policy: tuple[int, Any] | None = None
+        self.played_steps = 0
+        """Batched steps played so far: the longest episode of each round, summed."""
+
+    def evaluate(self, episodes: int, seed: int, deterministic: bool = True) -> np.ndarray:
+        num_envs = min(episodes, 100)
+        if num_envs not in self._envs:
+            self._envs[num_envs] = self._make(num_envs)
+        envs = load_normalization_state(
+            self._envs[num_envs], normalization_state(self.agent.env), freeze=True
+        )
+        policy = self._acting_policy()
+        returns, lengths = evaluate(
+            policy, envs, episodes, deterministic, seed=seed, return_lengths=True
+        )
+        self.played_steps += sum(
+            int(lengths[start : start + num_envs].max()) for start in range(0, episodes, num_envs)
+        )
+        return returns
+
+    def _acting_policy(self) -> Any:
+        """Return the agent's current weights as a TrainedPolicy (or the agent, lacking one)."""
+        agent, env = self.agent, self.agent.env
+        if not callable(getattr(agent, "state", None)) or not hasattr(env, "single_action_space"):
+            return agent
+        if self._policy is None or self._policy[0] != agent.num_steps:
+            spaces = env.single_action_space, env.single_observation_space
+            self._policy = (agent.num_steps, TrainedPolicy(agent.state(), *spaces, agent.env_id))
+        return self._policy[1]
+
+    def _make(self, num_envs: int) -> Any:
+        from palaestra import make_vec
+
+        envs = make_vec(self.agent.env_id, num_envs=num_envs)
+        timeout = getattr(self.agent.config, "step_timeout", None)
+        if timeout is not None:
+            from palaestra.train.diagnostics import DiagnosticsWrapper
+
+            envs = DiagnosticsWrapper(envs, step_timeout=timeout)
+        return envs
+
+    def close(self) -> None:
+        for envs in self._envs.values():
+            envs.close()
+        self._envs.clear()
 
 
-def _evaluate_agent(agent: Any, episodes: int, seed: int) -> np.ndarray:
-    envs = _evaluation_env(agent, min(episodes, 100))
-    try:
-        return evaluate(agent, envs, episodes=episodes, deterministic=True, seed=seed)
-    finally:
-        envs.close()
+class _Clock:
+    """Wall time spent in each of :data:`PHASES`."""
+
+    def __init__(self) -> None:
+        self.seconds = dict.fromkeys(PHASES, 0.0)
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] += time.perf_counter() - start
+
+    def rounded(self) -> dict[str, float]:
+        return {name: round(value, 3) for name, value in self.seconds.items()}
+
+
+class _Background:
+    """Run ``function(*args)`` on a thread; :meth:`result` joins and re-raises its error."""
+
+    def __init__(self, function: Callable[..., Any], *args: Any):
+        self._outcome: list[Any] = []
+        self._thread = threading.Thread(target=self._run, args=(function, *args))
+        self._thread.start()
+
+    def _run(self, function: Callable[..., Any], *args: Any) -> None:
+        try:
+            self._outcome[:] = [True, function(*args)]
+        except BaseException as exc:  # handed to the main thread by result()
+            self._outcome[:] = [False, exc]
+
+    def result(self) -> Any:
+        self._thread.join()
+        succeeded, value = self._outcome
+        if not succeeded:
+            raise value
+        return value
 
 
 class RunLock:
@@ -372,8 +558,8 @@ def prepare_folder(out: Path, overwrite: bool, resume: bool = False) -> None:
     """Create the run folder, refusing to silently reuse one that holds a run.
 
     Raises:
-        palaestra.error.Error: if ``out`` is a file, or holds a run and neither
-            ``overwrite`` nor ``resume`` is set.
+        palaestra.error.Error: if ``out`` is a file or cannot be created (naming why), or
+            holds a run and neither ``overwrite`` nor ``resume`` is set.
 
     Example:
         >>> import tempfile
@@ -384,15 +570,20 @@ def prepare_folder(out: Path, overwrite: bool, resume: bool = False) -> None:
         ...
         palaestra.error.Error: run folder ... already holds a run (model.pt); pass --overwrite ...
     """
-    if out.exists() and not out.is_dir():
-        raise error.Error(
-            f"--out {str(out)!r} is a file, not a folder; choose a folder path for the run."
-        )
     try:
+        if out.exists() and not out.is_dir():
+            raise error.Error(
+                f"--out {str(out)!r} is a file, not a folder; choose a folder path for the run."
+            )
         out.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         raise error.Error(
             f"--out {str(out)!r} cannot be created: a parent path is a file."
+        ) from None
+    except OSError as exc:  # no permission, a name too long, a read-only filesystem, ...
+        raise error.Error(
+            f"--out {str(out)!r} cannot be created: {exc.strerror or exc}; choose a folder "
+            "you can write to."
         ) from None
     if resume:
         return
@@ -445,54 +636,92 @@ def run_training(settings: RunSettings, resume: bool = False) -> dict[str, Any]:
 
 
 def _run_locked(settings: RunSettings, out: Path, resume: bool) -> dict[str, Any]:
-    _remove_stale_temporaries(out)
-    newest = _newest_state(settings, out) if resume else None
-    agent, budget, target = build_agent(settings)
-    if resume:
-        _resume_agent(agent, newest, out)
-    else:
-        _atomic_write_text(out / "settings.json", json.dumps(settings.to_json(), indent=2))
-    progress = _Progress(budget, settings.progress, initial=min(agent.num_steps, budget))
-    started = time.perf_counter()
-    tensorboard = out / "tensorboard" if settings.tensorboard else None
-    interrupted = False
-    after_step = agent.num_steps if resume else None
-    with MetricsWriter(out / "metrics.csv", tensorboard, resume, after_step) as metrics:
-        loop = _TrainingLoop(agent, settings, budget, target, metrics, progress, out)
-        try:
-            loop.run()
-        except KeyboardInterrupt:
-            interrupted = True
-        train_seconds = time.perf_counter() - started
-        progress.close()
-        loop.save_checkpoint()
-        save_agent(agent, out / "model.pt")
-        if interrupted:
-            summary = _summary(agent, settings, train_seconds, target, loop, None)
-            summary["interrupted"] = True
-            _atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
-            raise RunInterrupted(
-                f"interrupted at step {agent.num_steps}: checkpoint, model.pt and summary.json "
-                f"are in {out}; continue with `palaestra train --resume {out}`."
-            )
-        try:
-            seed = settings.seed + FINAL_EVAL_SEED
-            final = _evaluate_agent(agent, settings.eval_episodes, seed=seed)
-        except KeyboardInterrupt:
-            raise _interrupted_after_training(agent, out, "the final evaluation") from None
-        metrics.write(
-            {"steps": agent.num_steps, "eval_mean": final.mean(), "eval_std": final.std()}
-        )
-    summary = _summary(agent, settings, train_seconds, target, loop, final)
-    _atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
+    clock = _Clock()
+    with clock.phase("setup"):
+        _remove_stale_temporaries(out)
+        newest = _newest_state(settings, out) if resume else None
+        agent, budget, target = build_agent(settings)
+        if resume:
+            _resume_agent(agent, newest, out)
+        else:
+            _atomic_write_text(out / "settings.json", json.dumps(settings.to_json(), indent=2))
+        start_step = agent.num_steps
+        progress = _Progress(budget, settings.progress, initial=min(start_step, budget))
+        tensorboard = out / "tensorboard" if settings.tensorboard else None
+        after_step = start_step if resume else None
+        metrics = MetricsWriter(out / "metrics.csv", tensorboard, resume, after_step)
+    evaluations = _EvaluationEnvs(agent)
+    best = _previous_best(out) if resume else None
+    video = None
     try:
-        rows = read_metrics(out / "metrics.csv")
-        _write_plot(rows, out / "learning_curve.png", f"{agent.env_id} ({settings.algo})")
-        if settings.video:
-            record_video(out / "model.pt", out)
-    except KeyboardInterrupt:
-        raise _interrupted_after_training(agent, out, "the learning curve or video") from None
+        with metrics:
+            loop = _TrainingLoop(
+                agent, settings, budget, target, metrics, progress, out, clock, evaluations, best
+            )
+            interrupted = loop.run_interruptibly()
+            with clock.phase("checkpoints"):
+                loop.save_checkpoint()
+                save_agent(agent, out / "model.pt")
+            if interrupted:
+                summary = _summary(agent, settings, clock, target, loop, None, start_step)
+                summary["interrupted"] = True
+                _atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
+                raise RunInterrupted(
+                    f"interrupted at step {agent.num_steps}: checkpoint, model.pt and "
+                    f"summary.json are in {out}; continue with `palaestra train --resume {out}`."
+                )
+            stop_video = threading.Event()
+            if settings.video:
+                video = _Background(_record_video, out / "model.pt", out, 1000, stop_video)
+            try:
+                final = loop.final
+                if final is None:
+                    with clock.phase("evaluation"):
+                        seed = settings.seed + FINAL_EVAL_SEED
+                        final = evaluations.evaluate(settings.eval_episodes, seed=seed)
+            except KeyboardInterrupt:
+                _abandon(video, stop_video)
+                raise _interrupted_after_training(agent, out, "the final evaluation") from None
+            metrics.write(
+                {"steps": agent.num_steps, "eval_mean": final.mean(), "eval_std": final.std()}
+            )
+            with clock.phase("checkpoints"):
+                loop.keep_final_if_best(final, settings.eval_episodes)
+    finally:
+        evaluations.close()
+    with clock.phase("artifacts"):
+        try:
+            rows = read_metrics(out / "metrics.csv")
+            _write_plot(rows, out / "learning_curve.png", f"{agent.env_id} ({settings.algo})")
+            skipped = None if video is None else video.result()
+        except KeyboardInterrupt:
+            _abandon(video, stop_video)
+            raise _interrupted_after_training(agent, out, "the learning curve or video") from None
+        if skipped is not None:
+            warnings.warn(f"Skipping the video of the trained agent: {skipped}", stacklevel=3)
+    summary = _summary(agent, settings, clock, target, loop, final, start_step)
+    _atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
     return summary
+
+
+def _abandon(video: _Background | None, stop: threading.Event) -> None:
+    """Stop the video thread (no file is left half-written) and wait for it."""
+    if video is None:
+        return
+    stop.set()
+    with contextlib.suppress(Exception):
+        video.result()
+
+
+def _previous_best(out: Path) -> dict[str, Any] | None:
+    """Return the best evaluation of the resumed run (from its summary), if it kept one."""
+    try:
+        best = json.loads((out / "summary.json").read_text()).get("best_model")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(best, dict) or not (out / "best_model.pt").is_file():
+        return None
+    return best if isinstance(best.get("eval_mean"), (int, float)) else None
 
 
 def _interrupted_after_training(agent: Any, out: Path, skipped: str) -> RunInterrupted:
@@ -516,30 +745,37 @@ def _remove_stale_temporaries(out: Path) -> None:
 def _summary(
     agent: Any,
     settings: RunSettings,
-    seconds: float,
+    clock: _Clock,
     target: float | None,
     loop: _TrainingLoop,
     final: np.ndarray | None,
+    start_step: int,
 ) -> dict[str, Any]:
-    summary = {
+    seconds = clock.rounded()
+    return {
         "env_id": agent.env_id,
         "algo": settings.algo,
         "seed": settings.seed,
         "steps": agent.num_steps,
-        "train_seconds": round(seconds, 3),
+        "start_step": start_step,
+        "train_seconds": seconds["training"],
+        "seconds": seconds,
         "eval_episodes": settings.eval_episodes,
+        "periodic_eval_episodes": settings.periodic_eval_episodes,
         "eval_mode": "deterministic",
         "eval_mean": None if final is None else float(final.mean()),
         "eval_std": None if final is None else float(final.std()),
         "target": target,
+        "stop_rule": STOP_RULE if target is not None else None,
         "reached_target": loop.reached_target,
         "evaluations": loop.evaluations,
+        "evaluations_skipped": loop.evaluations_skipped,
+        "best_model": loop.best,
         "checkpoints": loop.checkpoints_written,
         "interrupted": False,
         "backend": getattr(agent, "backend", "autograd"),
         "backend_reason": getattr(agent, "backend_reason", "the algorithm has one backend"),
     }
-    return summary
 
 
 def _newest_state(settings: RunSettings, out: Path) -> tuple[dict[str, Any], Path] | None:
@@ -656,11 +892,20 @@ class _TrainingLoop:
         metrics: MetricsWriter,
         progress: _Progress,
         out: Path,
+        clock: _Clock,
+        evaluations: _EvaluationEnvs,
+        best: dict[str, Any] | None = None,
     ):
         self.agent, self.settings, self.budget, self.target = agent, settings, budget, target
         self.metrics, self.progress, self.out = metrics, progress, out
+        self.clock, self.evaluation_envs = clock, evaluations
         self.reached_target = False
         self.evaluations = 0
+        self.evaluations_skipped = 0
+        self.budgeted = settings.eval_every is None
+        self.start_step = agent.num_steps
+        self.best = best
+        self.final: np.ndarray | None = None
         self.checkpoints_written: list[str] = []
         chosen = preset(settings.env_id, settings.algo)
         self.eval_every = settings.eval_every or chosen.eval_every or max(budget // 50, 1)
@@ -674,14 +919,37 @@ class _TrainingLoop:
         self.checkpoint_seconds = None if minutes is None else minutes * 60.0
         self.last_checkpoint_time = time.monotonic()
 
+    def run_interruptibly(self) -> bool:
+        """Train to the budget or the target; return whether Ctrl-C ended it.
+
+        The time spent training goes to the clock's ``training`` phase, without the
+        evaluations and checkpoints made meanwhile (their own phases).
+        """
+        others = self.clock.seconds["evaluation"] + self.clock.seconds["checkpoints"]
+        started = time.perf_counter()
+        interrupted = False
+        try:
+            self.run()
+        except KeyboardInterrupt:
+            interrupted = True
+        elapsed = time.perf_counter() - started
+        spent = self.clock.seconds["evaluation"] + self.clock.seconds["checkpoints"] - others
+        self.clock.seconds["training"] += elapsed - spent
+        if self.reached_target:
+            self.progress.finish(self.agent.num_steps, "target reached")
+        self.progress.close()
+        return interrupted
+
     def run(self) -> None:
         remaining = self.budget - self.agent.num_steps
         if remaining <= 0:
             return
         if self.settings.algo == "reinforce":
             self.agent.learn(max_episodes=10**9, max_steps=remaining, callback=self.on_update)
-            self.reached_target = self._check_target(self._evaluate_and_log())
+            row, self.reached_target = self._evaluate({"steps": self.agent.num_steps})
+            self.metrics.write(row)
         else:
+            remaining = _whole_rollouts(self.agent.config, remaining)
             self.agent.learn(remaining, callback=self.on_update, progress_bar=False)
 
     def save_checkpoint(self) -> None:
@@ -697,42 +965,87 @@ class _TrainingLoop:
         if steps >= self.next_checkpoint or self._checkpoint_is_due():
             while self.next_checkpoint <= steps:
                 self.next_checkpoint += self.checkpoint_every
-            self.save_checkpoint()
+            with self.clock.phase("checkpoints"):
+                self.save_checkpoint()
         if self.settings.algo != "reinforce" and steps >= self.next_eval:
             while self.next_eval <= steps:
                 self.next_eval += self.eval_every
-            returns = self._evaluate()
-            stats = dict(stats, eval_mean=returns.mean(), eval_std=returns.std())
-            self.metrics.write(stats)
-            self.reached_target = self._check_target(returns)
-            return not self.reached_target
+            if self._evaluation_is_affordable():
+                row, self.reached_target = self._evaluate(stats)
+                self.metrics.write(row)
+                return not self.reached_target
+            self.evaluations_skipped += 1
         self.metrics.write(stats)
         return True
+
+    def _evaluation_is_affordable(self) -> bool:
+        if not self.budgeted:
+            return True
+        trained = (self.agent.num_steps - self.start_step) / getattr(self.agent.env, "num_envs", 1)
+        return self.evaluation_envs.played_steps <= EVALUATION_BUDGET * trained
 
     def _checkpoint_is_due(self) -> bool:
         seconds = self.checkpoint_seconds
         return seconds is not None and time.monotonic() - self.last_checkpoint_time >= seconds
 
-    def _evaluate(self) -> np.ndarray:
-        self.evaluations += 1
-        return _evaluate_agent(self.agent, self.settings.eval_episodes, seed=self.settings.seed)
+    def _evaluate(self, stats: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Run a periodic evaluation; return its metrics row and whether the run stops.
 
-    def _evaluate_and_log(self) -> np.ndarray:
-        returns = self._evaluate()
-        self.metrics.write(
-            {"steps": self.agent.num_steps, "eval_mean": returns.mean(), "eval_std": returns.std()}
-        )
-        return returns
-
-    def _check_target(self, returns: np.ndarray) -> bool:
+        The stop follows :data:`STOP_RULE`; a confirmed stop keeps the confirmation as
+        the final evaluation (:attr:`final`).
+        """
+        settings, envs = self.settings, self.evaluation_envs
+        episodes = settings.periodic_eval_episodes
+        with self.clock.phase("evaluation"):
+            self.evaluations += 1
+            returns = envs.evaluate(episodes, seed=settings.seed)
+        row = dict(stats, eval_mean=returns.mean(), eval_std=returns.std())
+        self._keep_if_best(float(returns.mean()), episodes)
         if self.target is None or float(returns.mean()) < self.target:
-            return False
-        # Confirm on the final evaluation's episodes, so a run that stops early also
-        # passes the evaluation it reports (and `palaestra eval`'s default seed).
-        confirmation = _evaluate_agent(
-            self.agent, self.settings.eval_episodes, seed=self.settings.seed + FINAL_EVAL_SEED
-        )
-        return float(confirmation.mean()) >= self.target
+            return row, False
+        with self.clock.phase("evaluation"):
+            sampled = envs.evaluate(episodes, seed=settings.seed, deterministic=False)
+        row["eval_stochastic_mean"] = sampled.mean()
+        if float(sampled.mean()) < self.target:
+            return row, False
+        with self.clock.phase("evaluation"):
+            seed = settings.seed + FINAL_EVAL_SEED
+            confirmation = envs.evaluate(settings.eval_episodes, seed=seed)
+        if float(confirmation.mean()) < self.target:
+            return row, False
+        self.final = confirmation
+        return row, True
+
+    def _keep_if_best(self, mean: float, episodes: int) -> None:
+        if self.best is not None and mean <= self.best["eval_mean"]:
+            return
+        with self.clock.phase("checkpoints"):
+            save_agent(self.agent, self.out / "best_model.pt")
+        self.best = {"steps": self.agent.num_steps, "eval_mean": mean, "eval_episodes": episodes}
+
+    def keep_final_if_best(self, final: np.ndarray, episodes: int) -> None:
+        """Make ``model.pt`` the best model too when it reached the target or is no worse.
+
+        A run that stopped at its target keeps its final agent as the best: an earlier
+        evaluation may score as high with a policy that is not trained yet (the lucky
+        argmax :data:`STOP_RULE` guards against).
+        """
+        mean = float(final.mean())
+        if not self.reached_target and self.best is not None and mean < self.best["eval_mean"]:
+            return
+        temporary = self.out / f".best_model.pt.{os.getpid()}.tmp"
+        shutil.copyfile(self.out / "model.pt", temporary)
+        os.replace(temporary, self.out / "best_model.pt")
+        self.best = {"steps": self.agent.num_steps, "eval_mean": mean, "eval_episodes": episodes}
+
+
+def _whole_rollouts(config: Any, steps: int) -> int:
+    """Round ``steps`` up to whole rollouts for an on-policy config (``n_steps`` per env)."""
+    n_steps = getattr(config, "n_steps", None)
+    if not isinstance(n_steps, int) or n_steps < 1:
+        return steps
+    rollout = n_steps * int(getattr(config, "num_envs", 1))
+    return math.ceil(steps / rollout) * rollout
 
 
 def _write_plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
@@ -756,6 +1069,20 @@ def record_video(model_path: str | Path, folder: str | Path, max_steps: int = 10
     Returns:
         The video's path, or ``None`` when skipped.
     """
+    skipped = _record_video(model_path, folder, max_steps, threading.Event())
+    if skipped is not None:
+        warnings.warn(f"Skipping the video of the trained agent: {skipped}", stacklevel=2)
+        return None
+    return Path(folder) / "agent-episode-0.mp4"
+
+
+def _record_video(
+    model_path: str | Path, folder: str | Path, max_steps: int, stop: threading.Event
+) -> str | None:
+    """Write ``agent-episode-0.mp4``; return why it was skipped, or ``None`` once written.
+
+    Returns early, writing nothing, once ``stop`` is set (the run was interrupted).
+    """
     from palaestra import make
 
     policy = load_policy(model_path)
@@ -763,21 +1090,26 @@ def record_video(model_path: str | Path, folder: str | Path, max_steps: int = 10
         from palaestra.utils.save_video import save_video
 
         env = make(policy.env_id, render_mode="rgb_array")
-        frames = _play_for_video(policy, env, max_steps)
+        frames = _play_for_video(policy, env, max_steps, stop)
         fps = env.metadata.get("render_fps", 30)
         env.close()
+        if stop.is_set():
+            return "the run was interrupted"
         save_video(frames, str(folder), name_prefix="agent", fps=fps)
     except (ImportError, error.Error, ValueError) as exc:
-        warnings.warn(f"Skipping the video of the trained agent: {exc}", stacklevel=2)
-        return None
-    return Path(folder) / "agent-episode-0.mp4"
+        return str(exc)
+    return None
 
 
-def _play_for_video(policy: Any, env: Any, max_steps: int) -> list[np.ndarray]:
+def _play_for_video(
+    policy: Any, env: Any, max_steps: int, stop: threading.Event
+) -> list[np.ndarray]:
     stats = policy.normalization.get("observation")
     observation, _ = env.reset(seed=0)
     frames = [env.render()]
     for _ in range(max_steps):
+        if stop.is_set():
+            break
         obs = observation
         if stats is not None:
             obs = (np.asarray(obs, dtype=np.float64) - stats["mean"]) / np.sqrt(stats["var"] + 1e-8)

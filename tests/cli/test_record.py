@@ -167,3 +167,13 @@ def test_episodes_must_be_positive(capsys, out, bad):
     with pytest.raises(SystemExit) as exit_info:
         main(["record", "CartPole-v1", "--out", out, "--episodes", bad])
     assert exit_info.value.code == 2
+
+
+def test_an_out_that_is_not_an_mp4_is_a_usage_error(capsys, tmp_path):
+    # Before: --out x.gif ended in imageio's RuntimeError traceback.
+    out = str(tmp_path / "x.gif")
+    assert main(["record", "CartPole-v1", "--out", out]) == 2
+    assert capsys.readouterr().err == (
+        f"palaestra record: error: --out {out!r}: record writes h264 mp4 files; name a file "
+        "ending in .mp4.\n"
+    )

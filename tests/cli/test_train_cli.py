@@ -2,6 +2,7 @@
 
 import json
 import re
+import subprocess
 import sys
 
 import pytest
@@ -176,10 +177,13 @@ def test_a_broken_config_file_is_one_line(tmp_path, capsys):
 
 
 def test_resume_continues_a_run_to_a_new_budget(tmp_path, capsys):
+    # Before: "1024 steps in 0.3 s": the run's total with only this segment's time.
     out = str(tmp_path / "run")
     assert main(["train", "CartPole-v1", "--out", out, "--no-video", *TINY]) == 0
+    capsys.readouterr()
     assert main(["train", "--resume", out, "--steps", "1024", "--no-progress"]) == 0
-    assert "trained ppo on CartPole-v1: 1024 steps" in capsys.readouterr().out
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.startswith("trained ppo on CartPole-v1: 512 steps (512 to 1024, resumed) in ")
 
 
 def test_retraining_into_a_run_folder_needs_overwrite(trained_run, capsys):
@@ -298,7 +302,7 @@ def test_allow_import_lets_resume_import_the_runs_module(run_naming, capsys, mon
     finally:
         sys.modules.pop("evilmod", None)
     assert (out / "PWNED").exists()
-    assert "trained ppo on CartPole-v1: 1024 steps" in capsys.readouterr().out
+    assert "trained ppo on CartPole-v1: 512 steps (512 to 1024, resumed)" in capsys.readouterr().out
 
 
 def test_train_reinforce_on_a_nan_reward_exits_non_zero_without_a_model(tmp_path, capsys):
@@ -383,14 +387,14 @@ def test_ctrl_c_in_the_final_evaluation_says_training_finished(tmp_path, capsys,
     # A Ctrl-C after training must not be reported as one during start-up.
     from palaestra.train import runner
 
-    periodic = runner._evaluate_agent
+    periodic = runner._EvaluationEnvs.evaluate
 
-    def evaluate(agent, episodes, seed):
+    def evaluate(self, episodes, seed, deterministic=True):
         if seed == runner.FINAL_EVAL_SEED:  # the final evaluation of a seed-0 run
             raise KeyboardInterrupt
-        return periodic(agent, episodes, seed)
+        return periodic(self, episodes, seed, deterministic)
 
-    monkeypatch.setattr(runner, "_evaluate_agent", evaluate)
+    monkeypatch.setattr(runner._EvaluationEnvs, "evaluate", evaluate)
     out = tmp_path / "run"
     assert main(["train", "CartPole-v1", "--out", str(out), "--no-video", *TINY]) == 130
     assert capsys.readouterr().out == (
@@ -426,3 +430,61 @@ def test_resume_of_an_edited_settings_file_is_refused_before_building(
         "mismatch for actor.0.weight: copying a param with shape (64, 4) from checkpoint, the "
         "shape in current model is (16384, 4); nothing was built.\n"
     )
+
+
+def test_an_out_that_cannot_be_created_is_one_clear_line(tmp_path, capsys):
+    # Before: an OSError traceback (here: a folder name longer than the filesystem allows).
+    out = tmp_path / ("a" * 300)
+    assert main(["train", "CartPole-v1", "--out", str(out), *TINY]) == 2
+    assert "cannot be created: File name too long; choose a folder" in one_error_line(capsys)
+
+
+def test_an_empty_out_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    # Before: --out '' wrote the run's files into the current folder.
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "CartPole-v1", "--out", "", *TINY])
+    assert exit_info.value.code == 2
+    assert "argument --out: expected a folder path, got ''" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_text_for_a_numeric_hyper_parameter_is_one_line(tmp_path, capsys):
+    # Before: "'>' not supported between instances of 'str' and 'int'".
+    args = ["train", "CartPole-v1", "--out", str(tmp_path), "--set", "learning_rate=abc", *TINY]
+    assert main(args) == 2
+    assert one_error_line(capsys) == (
+        "palaestra train: error: learning_rate='abc' is not a number (e.g. learning_rate=0.0003).\n"
+    )
+
+
+def test_a_missing_env_dependency_names_the_extra_to_install(tmp_path):
+    # Before: "import of mujoco halted ... (to import from this folder, add --import-path .)".
+    script = (
+        "import sys; sys.modules['mujoco'] = None\n"
+        "from palaestra.cli import main\n"
+        f"sys.exit(main(['train', 'HalfCheetah-v5', '--out', {str(tmp_path / 'run')!r}]))\n"
+    )
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert finished.returncode == 2
+    assert finished.stderr == (
+        "palaestra train: error: HalfCheetah-v5 needs the Python package 'mujoco', which is "
+        'not installed; run `pip install "palaestra[mujoco]"`.\n'
+    )
+
+
+def test_the_summary_line_splits_training_from_evaluation(tmp_path, capsys):
+    assert main(["train", "CartPole-v1", "--out", str(tmp_path), "--no-video", *TINY]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    pattern = (
+        r"trained ppo on CartPole-v1: 512 steps in \d+\.\d s \(\+ \d+\.\d s evaluating\); "
+        r"final evaluation \(deterministic\) \d+\.\d\d ± \d+\.\d\d over 2 episodes"
+    )
+    assert re.fullmatch(pattern, line), line
+
+
+def test_train_writes_the_best_model_beside_the_final_one(trained_run):
+    from palaestra.train.checkpoint import load_state
+
+    best = json.loads((trained_run / "summary.json").read_text())["best_model"]
+    assert load_state(trained_run / "best_model.pt")["steps"] == best["steps"]

@@ -2,6 +2,8 @@
 
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -10,12 +12,16 @@ torch = pytest.importorskip("torch")
 
 import palaestra as gym  # noqa: E402
 from palaestra import error  # noqa: E402
+from palaestra.train.checkpoint import load_state  # noqa: E402
 from palaestra.train.diagnostics import NonFiniteError, StepTimeoutError  # noqa: E402
 from palaestra.train.metrics import read_metrics  # noqa: E402
 from palaestra.train.runner import (  # noqa: E402
+    PHASES,
+    STOP_RULE,
     RunInterrupted,
     RunLock,
     RunSettings,
+    _EvaluationEnvs,
     _TrainingLoop,
     run_training,
 )
@@ -60,11 +66,21 @@ def test_a_run_that_stops_early_still_writes_a_checkpoint(tmp_path):
 
 def test_the_learning_curve_has_several_evaluation_points(tmp_path):
     # Before: the headline run's curve was one evaluation dot.
-    run_training(settings(tmp_path, steps=1024))
+    summary = run_training(settings(tmp_path, steps=1024))
+    rows = read_metrics(tmp_path / "run" / "metrics.csv")
+    evaluations = [row["steps"] for row in rows if "eval_mean" in row]
+    # Every 256 steps while the evaluations have played fewer batched steps than training
+    # (at 1024 they had not), then the final one.
+    assert evaluations == [256, 512, 768, 1024]
+    assert (summary["evaluations"], summary["evaluations_skipped"]) == (3, 1)
+    assert (tmp_path / "run" / "learning_curve.png").stat().st_size > 0
+
+
+def test_an_explicit_eval_every_is_kept_whatever_the_evaluations_cost(tmp_path):
+    run_training(settings(tmp_path, steps=1024, eval_every=256))
     rows = read_metrics(tmp_path / "run" / "metrics.csv")
     evaluations = [row["steps"] for row in rows if "eval_mean" in row]
     assert evaluations == [256, 512, 768, 1024, 1024]  # every 256 steps, then the final one
-    assert (tmp_path / "run" / "learning_curve.png").stat().st_size > 0
 
 
 def test_tensorboard_event_files_are_written(tmp_path):
@@ -234,7 +250,8 @@ def test_a_nan_observation_is_named_with_its_step_and_sub_env(tmp_path, register
 
 def test_check_finite_false_opts_out_explicitly(tmp_path, registered):
     env_id = registered("NaNReward-v0", NaNRewardEnv)
-    run = settings(tmp_path, env_id=env_id, num_envs=1, steps=64, overrides={"check_finite": False})
+    overrides = {"check_finite": False, "n_steps": 64}
+    run = settings(tmp_path, env_id=env_id, num_envs=1, steps=64, overrides=overrides)
     assert run_training(run)["steps"] == 64
 
 
@@ -328,3 +345,119 @@ def test_a_run_killed_before_its_first_checkpoint_resumes_from_step_0(tmp_path):
         summary = run_training(resume_settings(folder), resume=True)
     assert summary["steps"] == 512
     assert [row["steps"] for row in read_metrics(folder / "metrics.csv")] == uninterrupted
+
+
+def test_a_lucky_argmax_does_not_stop_the_run(tmp_path):
+    # Before: seed 0 stopped at 1536 steps on one deterministic evaluation of 500 while its
+    # sampled actions scored ~33: a nearly uniform policy.
+    # Here seed 0 scores 500 at 2304-2816 steps deterministically, 107-146 sampling.
+    run = settings(tmp_path, steps=4096, target=475.0, seed=0, eval_every=256)
+    summary = run_training(run)
+    rows = read_metrics(tmp_path / "run" / "metrics.csv")
+    # Sampled actions are evaluated only when the deterministic evaluation reached 475.
+    lucky = [row for row in rows if "eval_stochastic_mean" in row]
+    assert lucky and all(row["eval_mean"] >= 475 > row["eval_stochastic_mean"] for row in lucky)
+    assert (summary["reached_target"], summary["steps"]) == (False, 4096)
+
+
+def test_a_run_stops_once_both_evaluations_reach_the_target_and_reuses_the_confirmation(
+    tmp_path,
+):
+    summary = run_training(settings(tmp_path, steps=2048, target=0.0))
+    rows = read_metrics(tmp_path / "run" / "metrics.csv")
+    evaluations = [(r["steps"], "eval_stochastic_mean" in r) for r in rows if "eval_mean" in r]
+    # One periodic evaluation (with its sampled-action one), then the confirmation as final.
+    assert evaluations == [(256, True), (256, False)]
+    assert (summary["reached_target"], summary["evaluations"], summary["steps"]) == (True, 1, 256)
+    assert summary["stop_rule"] == STOP_RULE
+
+
+def test_periodic_evaluations_play_few_episodes_and_the_final_one_all(tmp_path, monkeypatch):
+    played = []
+    original = _EvaluationEnvs.evaluate
+
+    def evaluate(self, episodes, seed, deterministic=True):
+        played.append(episodes)
+        return original(self, episodes, seed, deterministic)
+
+    monkeypatch.setattr(_EvaluationEnvs, "evaluate", evaluate)
+    run_training(settings(tmp_path, steps=768, periodic_eval_episodes=3, eval_episodes=5))
+    assert played == [3, 3, 3, 5]
+
+
+def test_the_summary_splits_the_wall_time_into_phases(tmp_path):
+    summary = run_training(settings(tmp_path, steps=512))
+    assert list(summary["seconds"]) == list(PHASES)
+    assert all(seconds >= 0 for seconds in summary["seconds"].values())
+    assert summary["train_seconds"] == summary["seconds"]["training"]
+    assert summary["start_step"] == 0
+
+
+def test_the_best_model_is_the_best_periodic_evaluation_or_the_final_agent(tmp_path):
+    summary = run_training(settings(tmp_path, steps=1024))
+    rows = read_metrics(tmp_path / "run" / "metrics.csv")
+    periodic = [row["eval_mean"] for row in rows if "eval_mean" in row][:-1]
+    best = summary["best_model"]
+    if best["eval_episodes"] == 4:  # the final evaluation won
+        assert best["eval_mean"] == summary["eval_mean"] >= max(periodic)
+    else:
+        assert best["eval_mean"] == max(periodic)
+    assert load_state(tmp_path / "run" / "best_model.pt")["steps"] == best["steps"]
+
+
+def test_a_run_stopped_at_its_target_keeps_its_final_agent_as_the_best(tmp_path):
+    summary = run_training(settings(tmp_path, steps=2048, target=0.0))
+    assert summary["best_model"]["steps"] == summary["steps"]
+    folder = tmp_path / "run"
+    assert (folder / "best_model.pt").read_bytes() == (folder / "model.pt").read_bytes()
+
+
+def test_ppo_never_cuts_its_last_rollout_to_fit_the_budget(tmp_path):
+    # Before: --steps 300 ran a last update on a 44-step rollout (5.5 steps per env).
+    summary = run_training(settings(tmp_path, steps=300))
+    steps = [row["steps"] for row in read_metrics(tmp_path / "run" / "metrics.csv")]
+    assert summary["steps"] == 512 and steps[:2] == [256, 512]
+
+
+def test_the_progress_bar_ends_full_when_the_run_stops_at_its_target(tmp_path, capsys):
+    # Before: the bar was left at 2% ("1536/100000") when the run stopped at the threshold.
+    pytest.importorskip("tqdm")
+    run_training(settings(tmp_path, steps=100_000, target=0.0, progress=True))
+    last = capsys.readouterr().err.split("\r")[-1]
+    assert "100%" in last and "256/256" in last and "target reached" in last
+
+
+def test_a_resumed_run_records_the_step_it_resumed_from(tmp_path, interrupt_after_updates):
+    interrupt_after_updates(2)
+    with pytest.raises(RunInterrupted):
+        run_training(settings(tmp_path, steps=1024))
+    from palaestra.train.runner import resume_settings
+
+    interrupt_after_updates(10**9)
+    summary = run_training(resume_settings(tmp_path / "run"), resume=True)
+    assert (summary["start_step"], summary["steps"]) == (512, 1024)
+
+
+def test_text_for_a_numeric_hyper_parameter_is_refused_naming_it(tmp_path):
+    with pytest.raises(ValueError, match=r"^learning_rate='abc' is not a number"):
+        run_training(settings(tmp_path, overrides={"learning_rate": "abc"}))
+
+
+def test_an_empty_out_is_refused():
+    with pytest.raises(ValueError, match=r"out is an empty path"):
+        RunSettings("CartPole-v1", out="")
+
+
+def test_training_builds_and_saves_adam_without_importing_torch_dynamo(tmp_path):
+    # Before: the first Adam (or its first step) imported torch._dynamo: 2 s, 8 s under load.
+    script = (
+        "import sys\n"
+        "from palaestra.train.runner import RunSettings, build_agent\n"
+        "from palaestra.train.checkpoint import save_agent\n"
+        "agent, _, _ = build_agent(RunSettings('CartPole-v1'))\n"
+        "agent.learn(512, progress_bar=False)\n"
+        f"save_agent(agent, {str(tmp_path / 'model.pt')!r})\n"
+        "print('torch._dynamo' in sys.modules)\n"
+    )
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert finished.stdout == "False\n", finished.stderr

@@ -144,7 +144,7 @@ def bind_grads(parameters: list[Any], grads: list[Any]) -> None:
 class AdamStep:
     """``optimizer.step()`` of a fused ``torch.optim.Adam``, without its per-call Python work.
 
-    After the optimizer's first step has created its state, each call bumps the step
+    The state is created as the optimizer's first step would create it; each call bumps the step
     counters and runs the same fused Adam kernel that ``Adam.step`` runs, on cached lists
     of parameters and moments (re-read when the optimizer's state is replaced, e.g. by
     ``load_state_dict``); the per-parameter step counters are made views of one tensor,
@@ -187,6 +187,17 @@ class AdamStep:
     def _build(self) -> tuple[Any, ...] | None:
         params = self.optimizer.param_groups[0]["params"]
         state = self.optimizer.state
+        if self._supported() and not state and all(p.grad is not None for p in params):
+            # A fresh Adam: create the state its first step would (fused: float32 step
+            # counters on the parameter's device), so that step is not taken by
+            # `optimizer.step()`, whose every call imports torch._dynamo (~2 s the first
+            # time; palaestra/train/_dynamo_free.py).
+            for p in params:
+                state[p] = {
+                    "step": torch.zeros((), dtype=torch.float32, device=p.device),
+                    "exp_avg": torch.zeros_like(p, memory_format=torch.preserve_format),
+                    "exp_avg_sq": torch.zeros_like(p, memory_format=torch.preserve_format),
+                }
         if not self._supported() or not all(p in state and "exp_avg" in state[p] for p in params):
             return None
         kinds = {(p.device, p.dtype) for p in params}
