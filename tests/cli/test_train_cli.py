@@ -468,8 +468,7 @@ def test_a_missing_env_dependency_names_the_extra_to_install(tmp_path):
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert finished.returncode == 2
     assert finished.stderr == (
-        "palaestra train: error: HalfCheetah-v5 needs the Python package 'mujoco', which is "
-        'not installed; run `pip install "palaestra[mujoco]"`.\n'
+        'palaestra train: error: MuJoCo is not installed, run `pip install "palaestra[mujoco]"`\n'
     )
 
 

@@ -66,9 +66,12 @@ class PromotionClock:
     Both are ignored once an env of the process has moved (see :func:`mark_promoted`).
 
     Example:
+        >>> from palaestra.vector.native import tiers
+        >>> moved_before, tiers._promoted[0] = tiers._promoted[0], False  # as in a new process
         >>> clock = PromotionClock(after_seconds=0.0, after_steps=32)
         >>> [clock.sampling() and clock.sampled(1e-5) for _ in range(40)].index(True)
         32
+        >>> tiers._promoted[0] = moved_before
     """
 
     def __init__(
