@@ -107,14 +107,7 @@ class DQNConfig(CommonConfig):
     """
 
     positive_numbers = ("max_grad_norm",)
-    positive_ints = (
-        "num_envs",
-        "buffer_size",
-        "batch_size",
-        "train_freq",
-        "gradient_steps",
-        "window",
-    )
+    positive_ints = ("buffer_size", "train_freq", "gradient_steps")
 
     learning_rate: float = 1e-4
     buffer_size: int = 1_000_000

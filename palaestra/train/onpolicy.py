@@ -78,7 +78,7 @@ class OnPolicyConfig(CommonConfig):
     """
 
     positive_numbers: ClassVar[tuple[str, ...]] = ("max_grad_norm",)
-    positive_ints: ClassVar[tuple[str, ...]] = ("num_envs", "n_steps", "batch_size", "window")
+    positive_ints: ClassVar[tuple[str, ...]] = ("n_steps",)
 
     num_envs: int = 8
     n_steps: int = 2048

@@ -116,7 +116,7 @@ class PPOConfig(OnPolicyConfig):
         ValueError: PPOConfig.target_kl must be positive or None, got 0.0.
     """
 
-    positive_ints = ("num_envs", "n_steps", "batch_size", "n_epochs", "window")
+    positive_ints = ("n_epochs",)
 
     n_epochs: int = 10
     clip_range: float = 0.2

@@ -80,14 +80,7 @@ class SACConfig(CommonConfig):
         0.005
     """
 
-    positive_ints = (
-        "num_envs",
-        "buffer_size",
-        "batch_size",
-        "train_freq",
-        "gradient_steps",
-        "window",
-    )
+    positive_ints = ("buffer_size", "train_freq", "gradient_steps")
 
     learning_rate: float = 3e-4
     buffer_size: int = 1_000_000

@@ -4,14 +4,14 @@
 :class:`palaestra.train.core.agent.Agent`) have in common; an algorithm's config is a
 dataclass that extends it with its own fields (and may give a shared field another
 default by declaring it again). :meth:`CommonConfig.__post_init__` validates the shared
-fields and every name in :attr:`CommonConfig.positive_ints`, so a subclass lists its own
-positive integers there instead of writing the check again.
+fields and every name in the ``positive_ints`` and ``positive_numbers`` of the config's
+class and its bases, so a subclass lists only its own new fields there.
 
 Example:
     >>> import dataclasses
     >>> @dataclasses.dataclass
     ... class MyConfig(CommonConfig):
-    ...     positive_ints = ("num_envs", "batch_size", "window", "rollout")
+    ...     positive_ints = ("rollout",)
     ...     rollout: int = 5
     >>> MyConfig(rollout=0)
     Traceback (most recent call last):
@@ -70,9 +70,9 @@ class CommonConfig:
     """
 
     positive_ints: ClassVar[tuple[str, ...]] = ("num_envs", "batch_size", "window")
-    """Fields that must be positive ints (a subclass extends the tuple)."""
+    """Fields that must be positive ints; a subclass names only its own (its bases' count too)."""
     positive_numbers: ClassVar[tuple[str, ...]] = ()
-    """Fields of a subclass that must be positive numbers (``math.inf`` allowed)."""
+    """Fields that must be positive numbers (``math.inf`` allowed); as :attr:`positive_ints`."""
 
     num_envs: int = 1
     learning_rate: float = 3e-4
@@ -92,7 +92,7 @@ class CommonConfig:
 
     def __post_init__(self) -> None:
         name = type(self).__name__
-        for field in (*self.positive_ints, "torch_threads"):
+        for field in (*_declared(type(self), "positive_ints"), "torch_threads"):
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name}.{field} must be a positive int, got {value!r}.")
@@ -100,7 +100,7 @@ class CommonConfig:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}.")
         if not _is_number(self.gamma) or not 0.0 <= self.gamma <= 1.0:
             raise ValueError(f"{name}.gamma must be in [0, 1], got {self.gamma!r}.")
-        for field in self.positive_numbers:
+        for field in _declared(type(self), "positive_numbers"):
             value = getattr(self, field)
             if not _is_number(value) or not value > 0:
                 raise ValueError(f"{name}.{field} must be a positive number, got {value!r}.")
@@ -118,6 +118,12 @@ class CommonConfig:
                     f"{name}.hidden_sizes must be positive ints, got {self.hidden_sizes!r}."
                 )
             self.hidden_sizes = sizes
+
+
+def _declared(cls: type, attribute: str) -> tuple[str, ...]:
+    # The names each class of the MRO declares itself, bases first, each once.
+    names = (n for klass in reversed(cls.__mro__) for n in vars(klass).get(attribute, ()))
+    return tuple(dict.fromkeys(names))
 
 
 def _is_number(value: Any) -> bool:
