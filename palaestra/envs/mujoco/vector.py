@@ -202,29 +202,13 @@ class MujocoVectorEnv(NativeVectorEnv):
         arguments = inspect.signature(task.__init__).parameters
         return tuple(name for name in task.sub_env_parameters if name in arguments)
 
-    def _split_parameters(  # type: ignore[override]
-        self, parameters: dict[str, Any] | None, env_kwargs: dict[str, Any]
-    ) -> dict[str, Any]:
-        """Move the constructor arguments given one value per sub-env out of ``env_kwargs``.
+    def parameter_keywords(self) -> dict[str, str]:
+        """Map each constructor argument to the attribute the single env keeps it in.
 
         ``make_vec(id, n, ctrl_cost_weight=[...])`` sets ``_ctrl_cost_weight`` per sub-env,
         as each single env built with its own value holds it.
         """
-        parameters = dict(parameters or {})
-        for name in self._constructor_parameters():
-            if isinstance(env_kwargs.get(name), (list, tuple, np.ndarray)):
-                values = env_kwargs.pop(name)
-                if isinstance(values, np.ndarray):
-                    values = values.tolist()
-                parameters[f"_{name}"] = values
-        unknown = sorted(parameters.keys() - self.parameter_names())
-        if unknown:
-            settable = ", ".join(sorted(self.parameter_names())) or "none"
-            raise TypeError(
-                f"{type(self).__name__} got unexpected parameters {unknown}: its per-sub-env "
-                f"parameters are: {settable}."
-            )
-        return parameters
+        return {name: f"_{name}" for name in self._constructor_parameters()}
 
     def check_parameter(self, name: str, values: Sequence[Any]) -> None:
         """Check one value per sub-env of parameter ``name``: real numbers only.

@@ -818,25 +818,39 @@ class NativeVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         parameters that differ between sub-envs.
         """
 
-    @classmethod
+    def parameter_keywords(self) -> dict[str, str]:
+        """Map the single environment's keyword arguments to the parameters they set (a hook).
+
+        ``make_vec(id, n, keyword=[...])`` sets that parameter per sub-env. By default each
+        parameter is its own keyword; a family whose single env keeps a constructor
+        argument under another attribute name (MuJoCo's ``_ctrl_cost_weight``) maps it.
+
+        Example:
+            >>> from palaestra.envs.classic_control.vector import PendulumVectorEnv
+            >>> PendulumVectorEnv(2).parameter_keywords()["g"]
+            'g'
+        """
+        return {name: name for name in self.parameter_names()}
+
     def _split_parameters(
-        cls, parameters: dict[str, Any] | None, env_kwargs: dict[str, Any]
+        self, parameters: dict[str, Any] | None, env_kwargs: dict[str, Any]
     ) -> dict[str, Any]:
         """Move per-sub-env values out of ``env_kwargs``; return every parameter to set.
 
-        A keyword argument of the single environment that is also a parameter goes to its
+        A keyword argument of the single environment that sets a parameter goes to its
         constructor when it is one value, and is set per sub-env when it is a sequence.
         """
         parameters = dict(parameters or {})
-        for name in cls.parameter_names() & env_kwargs.keys():
-            if isinstance(env_kwargs[name], (list, tuple, np.ndarray)):
-                parameters[name] = env_kwargs.pop(name)
-        unknown = sorted(parameters.keys() - cls.parameter_names())
+        for keyword, name in self.parameter_keywords().items():
+            if isinstance(env_kwargs.get(keyword), (list, tuple, np.ndarray)):
+                parameters[name] = env_kwargs.pop(keyword)
+        names = self.parameter_names()
+        unknown = sorted(parameters.keys() - names)
         if unknown:
-            settable = ", ".join(sorted(cls.parameter_names())) or "none"
+            settable = ", ".join(sorted(names)) or "none"
             raise TypeError(
-                f"{cls.__name__} got unexpected keyword arguments {unknown}: its per-sub-env "
-                f"parameters are: {settable}."
+                f"{type(self).__name__} got unexpected keyword arguments {unknown}: its "
+                f"per-sub-env parameters are: {settable}."
             )
         return {
             name: value.tolist() if isinstance(value, np.ndarray) and value.ndim == 1 else value
